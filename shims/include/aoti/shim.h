@@ -1,0 +1,338 @@
+/*
+ * aoti/shim.h - the aoti_torch_* C ABI that AOTInductor models call into.
+ *
+ * A model compiled by torch 2.11 with `aot_inductor.link_libtorch = False`
+ * leaves every aoti_torch_* function undefined and expects the host process
+ * to provide them in its global symbol scope. This header declares the subset
+ * that libaoti_shims implements, with exactly the signatures of torch 2.11's
+ * torch/csrc/inductor/aoti_torch/c/shim.h (and the generated c_shim_cuda.h
+ * for the cuBLAS fallbacks), so a model built against torch's header binds to
+ * these definitions unchanged.
+ *
+ * Conventions, shared with torch:
+ *  - Functions returning AOTITorchError return 0 on success and non-zero on
+ *    failure. On failure, outputs are left untouched and the reason can be
+ *    read with aoti_shims_last_error() on the same thread.
+ *  - AtenTensorHandle values returned through a `ret` pointer are new,
+ *    owning handles; release each with aoti_torch_delete_tensor_object().
+ *    A handle shares its storage (refcounted) with the handles it was made
+ *    from, so views stay valid after the original is deleted.
+ *  - Pointers returned by getters (sizes, strides, data) are borrowed and
+ *    stay valid while the handle lives.
+ *  - Nothing here throws; no C++ exception ever crosses this boundary.
+ *
+ * Differences from torch, by design:
+ *  - The handle is our own small tensor, not at::Tensor*. Never mix these
+ *    shims with libtorch in one process: both define the same names.
+ *  - aoti_torch_check() cannot unwind the model the way torch's (throwing)
+ *    implementation does; a failed check is printed and recorded as the
+ *    thread's last error, and execution continues.
+ *  - aoti_torch_item_float16/bfloat16 return the raw 16 bits through a
+ *    uint16_t* (same ABI as torch's c10::Half* / c10::BFloat16*).
+ *  - In a build without CUDA (AOTI_CUDA=OFF) every CUDA shim is still
+ *    defined, so the exported symbol set does not depend on the build, but
+ *    returns an error saying that CUDA support was not compiled in.
+ */
+#ifndef AOTI_SHIM_H
+#define AOTI_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+#if defined(_WIN32)
+#define AOTI_SHIMS_API
+#else
+#define AOTI_SHIMS_API __attribute__((__visibility__("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef int32_t AOTITorchError;
+#ifndef AOTI_TORCH_SUCCESS
+#define AOTI_TORCH_SUCCESS 0
+#endif
+#ifndef AOTI_TORCH_FAILURE
+#define AOTI_TORCH_FAILURE 1
+#endif
+
+/* Opaque handles; the structs are never defined for users. */
+struct AtenTensorOpaque;
+typedef struct AtenTensorOpaque* AtenTensorHandle;
+struct CUDAGuardOpaque;
+typedef struct CUDAGuardOpaque* CUDAGuardHandle;
+struct CUDAStreamGuardOpaque;
+typedef struct CUDAStreamGuardOpaque* CUDAStreamGuardHandle;
+
+/* The value type of aoti_torch_item_complex64 (layout of c10::complex<float>). */
+typedef struct AotiComplex64 {
+  float real;
+  float imag;
+} AotiComplex64;
+
+/* ------------------------------------------------------------------------ */
+/* libaoti_shims' own API (not part of torch's ABI)                          */
+/* ------------------------------------------------------------------------ */
+
+/* The message of the most recent failing call on this thread, or "" if none
+ * failed yet. Successful calls leave it unchanged (like errno). The pointer
+ * is valid until the next shim call on this thread. Never null. */
+AOTI_SHIMS_API const char* aoti_shims_last_error(void);
+/* Resets this thread's last error to "". */
+AOTI_SHIMS_API void aoti_shims_clear_last_error(void);
+/* 1 when this build of the library contains CUDA support, 0 otherwise. */
+AOTI_SHIMS_API int32_t aoti_shims_has_cuda(void);
+
+/* ------------------------------------------------------------------------ */
+/* Constants. Values match c10's enums (see docs/shims.md).                  */
+/* ------------------------------------------------------------------------ */
+
+AOTI_SHIMS_API int32_t aoti_torch_device_type_cpu(void);         /* 0 */
+AOTI_SHIMS_API int32_t aoti_torch_device_type_cuda(void);        /* 1 */
+AOTI_SHIMS_API int32_t aoti_torch_device_type_meta(void);        /* 14 */
+AOTI_SHIMS_API int32_t aoti_torch_device_type_xpu(void);         /* 12 */
+AOTI_SHIMS_API int32_t aoti_torch_device_type_mps(void);         /* 13 */
+AOTI_SHIMS_API int32_t aoti_torch_device_type_privateuse1(void); /* 20 */
+
+AOTI_SHIMS_API int32_t aoti_torch_dtype_uint8(void);           /* 0 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_int8(void);            /* 1 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_int16(void);           /* 2 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_int32(void);           /* 3 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_int64(void);           /* 4 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float16(void);         /* 5 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float32(void);         /* 6 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float64(void);         /* 7 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_complex32(void);       /* 8 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_complex64(void);       /* 9 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_complex128(void);      /* 10 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_bool(void);            /* 11 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_bfloat16(void);        /* 15 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float8_e5m2(void);     /* 23 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float8_e4m3fn(void);   /* 24 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float8_e5m2fnuz(void); /* 25 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_float8_e4m3fnuz(void); /* 26 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_uint16(void);          /* 27 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_uint32(void);          /* 28 */
+AOTI_SHIMS_API int32_t aoti_torch_dtype_uint64(void);          /* 29 */
+
+/* Bytes per element of `dtype`; 0 (and a last error) if it is unsupported. */
+AOTI_SHIMS_API size_t aoti_torch_dtype_element_size(int32_t dtype);
+
+AOTI_SHIMS_API int32_t aoti_torch_layout_strided(void);    /* 0 */
+AOTI_SHIMS_API int32_t aoti_torch_layout_sparse_coo(void); /* 1 */
+AOTI_SHIMS_API int32_t aoti_torch_layout_sparse_csr(void); /* 2 */
+AOTI_SHIMS_API int32_t aoti_torch_layout__mkldnn(void);    /* 3 */
+AOTI_SHIMS_API int32_t aoti_torch_layout_sparse_csc(void); /* 4 */
+AOTI_SHIMS_API int32_t aoti_torch_layout_sparse_bsr(void); /* 5 */
+AOTI_SHIMS_API int32_t aoti_torch_layout_sparse_bsc(void); /* 6 */
+AOTI_SHIMS_API int32_t aoti_torch_layout_jagged(void);     /* 7 */
+
+/* ------------------------------------------------------------------------ */
+/* Grad mode, diagnostics                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Thread-local, true by default (as in torch). Only recorded: nothing here
+ * computes gradients. */
+AOTI_SHIMS_API bool aoti_torch_grad_mode_is_enabled(void);
+AOTI_SHIMS_API void aoti_torch_grad_mode_set_enabled(bool enabled);
+
+/* Prints "Warning: <msg> (<func> at <file>:<line>)" to stderr. */
+AOTI_SHIMS_API void aoti_torch_warn(const char* func, const char* file,
+                                    uint32_t line, const char* msg);
+/* When `cond` is false: prints the message to stderr and records it as this
+ * thread's last error. See the note at the top of this file. */
+AOTI_SHIMS_API void aoti_torch_check(bool cond, const char* func,
+                                     const char* file, uint32_t line,
+                                     const char* msg);
+
+/* ------------------------------------------------------------------------ */
+/* Creating and deleting tensors                                             */
+/* ------------------------------------------------------------------------ */
+
+/* A new tensor owning freshly allocated, uninitialised memory: 64-byte
+ * aligned host memory, or stream-ordered device memory (cudaMallocAsync on
+ * the device's current stream). Strides must be non-negative. A CUDA
+ * device_index of -1 means the current device. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_empty_strided(
+    int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,
+    int32_t dtype, int32_t device_type, int32_t device_index,
+    AtenTensorHandle* ret_new_tensor);
+
+/* A tensor over caller-owned memory, which is never freed by the shims.
+ * `data` is the start of the storage; the tensor's first element is at
+ * data + storage_offset * element_size. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_create_tensor_from_blob(
+    void* data, int64_t ndim, const int64_t* sizes_ptr,
+    const int64_t* strides_ptr, int64_t storage_offset, int32_t dtype,
+    int32_t device_type, int32_t device_index, AtenTensorHandle* ret);
+
+/* As above. Only the strided layout is supported; opaque metadata (used by
+ * torch for MKLDNN tensors) is ignored. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_create_tensor_from_blob_v2(
+    void* data, int64_t ndim, const int64_t* sizes_ptr,
+    const int64_t* strides_ptr, int64_t storage_offset, int32_t dtype,
+    int32_t device_type, int32_t device_index, AtenTensorHandle* ret,
+    int32_t layout, const uint8_t* opaque_metadata,
+    int64_t opaque_metadata_size);
+
+/* Wraps a scalar in a new 0-dimensional CPU tensor. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_float32(float value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_float64(double value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_uint8(uint8_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_uint16(uint16_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_uint32(uint32_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_uint64(uint64_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_int8(int8_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_int16(int16_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_int32(int32_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_int64(int64_t value, AtenTensorHandle* ret_new_tensor);
+AOTI_SHIMS_API AOTITorchError aoti_torch_scalar_to_tensor_bool(bool value, AtenTensorHandle* ret_new_tensor);
+
+/* Releases one handle. The storage goes when its last handle goes. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
+
+/* A new handle with the same storage, sizes, strides and offset. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
+                                                           AtenTensorHandle* new_handle);
+/* Same as aoti_torch_new_tensor_handle (a shallow copy into *ret_dst). */
+AOTI_SHIMS_API AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src,
+                                                            AtenTensorHandle* ret_dst);
+/* Makes `dst` another view of `src`'s storage (its old storage is released). */
+AOTI_SHIMS_API AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src, AtenTensorHandle dst);
+
+/* A view of self's storage. storage_offset is ADDED to self's own offset.
+ * The view must lie inside the storage. */
+AOTI_SHIMS_API AOTITorchError aoti_torch__reinterpret_tensor(
+    AtenTensorHandle self, int64_t ndim, const int64_t* sizes_ptr,
+    const int64_t* strides_ptr, int64_t storage_offset,
+    AtenTensorHandle* ret_new_tensor);
+
+/* A view of self's storage with self's dimension count and offset. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
+                                                    const int64_t* sizes_ptr,
+                                                    const int64_t* strides_ptr,
+                                                    AtenTensorHandle* ret);
+
+/* A view of `dtype` elements starting `offset_bytes` past self's data. */
+AOTI_SHIMS_API AOTITorchError aoti_torch__alloc_from_pool(
+    AtenTensorHandle self, int64_t offset_bytes, int32_t dtype, int64_t ndim,
+    const int64_t* sizes_ptr, const int64_t* strides_ptr,
+    AtenTensorHandle* ret_new_tensor);
+
+/* ------------------------------------------------------------------------ */
+/* Getters                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Address of the first element: storage data + offset * element size. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle tensor, void** ret_data_ptr);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_mutable_data_ptr(AtenTensorHandle tensor, void** ret_data_ptr);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_const_data_ptr(AtenTensorHandle tensor, const void** ret_data_ptr);
+/* Bytes in the underlying storage. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_storage_size(AtenTensorHandle tensor, int64_t* ret_size);
+/* Elements of this dtype that fit in the underlying storage. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_storage_numel(AtenTensorHandle tensor, int64_t* ret_numel);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_storage_offset(AtenTensorHandle tensor, int64_t* ret_storage_offset);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_dim(AtenTensorHandle tensor, int64_t* ret_dim);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_numel(AtenTensorHandle tensor, int64_t* ret_numel);
+/* Borrowed arrays of get_dim() entries; never null, even for 0-d tensors. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_sizes(AtenTensorHandle tensor, int64_t** ret_sizes);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_strides(AtenTensorHandle tensor, int64_t** ret_strides);
+/* One dimension; d may be negative (counted from the end). */
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int64_t d, int64_t* ret_size);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, int64_t d, int64_t* ret_stride);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_dtype(AtenTensorHandle tensor, int32_t* ret_dtype);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_device_type(AtenTensorHandle tensor, int32_t* ret_device_type);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_device_index(AtenTensorHandle tensor, int32_t* ret_device_index);
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_layout(AtenTensorHandle tensor, int32_t* ret_layout);
+/* Row-major contiguity, ignoring the strides of size-1 dimensions. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_is_contiguous(AtenTensorHandle tensor, bool* ret_is_contiguous);
+AOTI_SHIMS_API AOTITorchError aoti_torch_is_defined(AtenTensorHandle tensor, bool* ret_is_defined);
+
+/* The single element of a one-element tensor (CPU or CUDA). The tensor's
+ * dtype must be the one named by the function; nothing is converted. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_float16(AtenTensorHandle tensor, uint16_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_bfloat16(AtenTensorHandle tensor, uint16_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_float32(AtenTensorHandle tensor, float* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_float64(AtenTensorHandle tensor, double* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_uint8(AtenTensorHandle tensor, uint8_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_uint16(AtenTensorHandle tensor, uint16_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_uint32(AtenTensorHandle tensor, uint32_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_uint64(AtenTensorHandle tensor, uint64_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_int8(AtenTensorHandle tensor, int8_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_int16(AtenTensorHandle tensor, int16_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_int32(AtenTensorHandle tensor, int32_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_int64(AtenTensorHandle tensor, int64_t* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_bool(AtenTensorHandle tensor, bool* ret_value);
+AOTI_SHIMS_API AOTITorchError aoti_torch_item_complex64(AtenTensorHandle tensor, AotiComplex64* ret_value);
+
+/* ------------------------------------------------------------------------ */
+/* Copies                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A new contiguous tensor with self's values. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTensorHandle* ret);
+/* A new tensor with self's sizes, strides and values, at offset 0. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle* ret);
+
+/* Copies src's values into self. Same dtype; src broadcasts to self's shape.
+ * Any strides; CPU<->CPU, CPU<->CUDA and CUDA<->CUDA. CUDA work runs on the
+ * current stream of the CUDA device involved; with non_blocking == 0 the call
+ * returns once the copy is complete. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src,
+                                               int32_t non_blocking);
+/* Deprecated by torch: aoti_torch_copy_(dst, src, 0). */
+AOTI_SHIMS_API AOTITorchError aoti_torch_tensor_copy_(AtenTensorHandle src, AtenTensorHandle dst);
+
+/* ------------------------------------------------------------------------ */
+/* CUDA: device and stream guards, current stream                            */
+/* ------------------------------------------------------------------------ */
+
+/* Makes device_index the current device until the guard is deleted, which
+ * restores the device that was current when the guard was created. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_create_cuda_guard(int32_t device_index,
+                                                           CUDAGuardHandle* ret_guard);
+AOTI_SHIMS_API AOTITorchError aoti_torch_delete_cuda_guard(CUDAGuardHandle guard);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_guard_set_index(CUDAGuardHandle guard,
+                                                              int32_t device_index);
+
+/* Makes `stream` (a cudaStream_t; null is the legacy default stream) the
+ * current stream of device_index, and device_index the current device, on
+ * this thread until the guard is deleted; deleting restores both. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_create_cuda_stream_guard(void* stream, int32_t device_index,
+                                                                  CUDAStreamGuardHandle* ret_guard);
+AOTI_SHIMS_API AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamGuardHandle guard);
+
+/* This thread's current stream of device_index (-1: the current device), as
+ * a cudaStream_t. The default is the legacy default stream (null). CUDA
+ * allocations and frees made by the shims are ordered on this stream. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index, void** ret_stream);
+
+/* ------------------------------------------------------------------------ */
+/* CUDA: matmul fallbacks through cuBLAS (float32, float16, bfloat16)        */
+/* ------------------------------------------------------------------------ */
+
+/* out[M,N] = self[M,K] @ mat2[K,N]. Any strides. float32 uses full float32
+ * math (no TF32), half types accumulate in float32. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                     AtenTensorHandle mat2);
+/* out = beta * self + alpha * (mat1 @ mat2); self broadcasts to out. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                        AtenTensorHandle mat1, AtenTensorHandle mat2,
+                                                        double beta, double alpha);
+/* out[B,M,N] = self[B,M,K] @ mat2[B,K,N]. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                      AtenTensorHandle mat2);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AOTI_SHIM_H */
