@@ -1,0 +1,255 @@
+//===- Binary.h - The format-neutral model of a binary file ---------------===//
+//
+// Every reader (ELF, Mach-O) turns a file into the types below, and everything
+// downstream -- the loader model, the static-link model, the rules -- works on
+// these types alone. Nothing here may assume ELF: where ELF and Mach-O differ
+// (versions, library ordinals, re-exports) the model carries the union of what
+// both formats can say, and a field a format cannot express stays empty.
+//
+// Strings are llvm::StringRef into memory the Binary owns: the mapped file or
+// its own string saver. A Binary is immutable once read and is safe to share
+// between threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_AUDIT_BINARY_H
+#define AOTI_AUDIT_BINARY_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoti::audit {
+
+enum class BinaryFormat : uint8_t { ELF, MachO };
+
+enum class FileKind : uint8_t {
+  Executable,    // ELF ET_EXEC or PIE ET_DYN with PT_INTERP; MH_EXECUTE
+  SharedLibrary, // ELF ET_DYN; MH_DYLIB
+  Bundle,        // MH_BUNDLE (a plugin that cannot be linked against)
+  Relocatable,   // ELF ET_REL; MH_OBJECT
+  Other,
+};
+
+enum class SymbolBinding : uint8_t {
+  Local,
+  Global,
+  Weak,
+  Unique, // STB_GNU_UNIQUE: one definition wins process-wide
+};
+
+enum class SymbolVisibility : uint8_t { Default, Protected, Hidden, Internal };
+
+enum class SymbolType : uint8_t {
+  NoType,
+  Function,
+  Object,
+  IFunc, // resolved by a function at load time; still a definition
+  TLS,
+  Common, // tentative definition in a relocatable object
+  Section,
+  File,
+  Other,
+};
+
+/// Which table of a file a symbol came from. The loader sees only the dynamic
+/// table; the static table tells the audit why something is missing.
+enum class SymbolTable : uint8_t { Dynamic, Static };
+
+struct Symbol {
+  llvm::StringRef Name;
+  /// The version name (ELF symbol versioning), empty when unversioned.
+  llvm::StringRef Version;
+  /// For an undefined reference: the library the version (ELF vn_file) or the
+  /// two-level-namespace ordinal (Mach-O) names; empty when none.
+  llvm::StringRef SourceLibrary;
+  SymbolBinding Binding = SymbolBinding::Global;
+  SymbolVisibility Visibility = SymbolVisibility::Default;
+  SymbolType Type = SymbolType::NoType;
+  bool Defined = false;
+  /// ELF: the version is a non-default one (`foo@V`, not `foo@@V`); such a
+  /// definition satisfies only references that ask for V explicitly.
+  bool VersionHidden = false;
+  /// Mach-O: this export re-exports another library's symbol.
+  bool ReExport = false;
+  /// Mach-O: the library ordinal of an undefined symbol in a two-level image
+  /// (0 = self, 1..n = n-th dylib load command, 0xFE dynamic lookup, 0xFF main
+  /// executable); -1 when the format has none.
+  int LibraryOrdinal = -1;
+
+  bool isWeak() const { return Binding == SymbolBinding::Weak; }
+  bool isLocal() const { return Binding == SymbolBinding::Local; }
+  /// A definition the dynamic loader may bind a reference to.
+  bool isExportedDefinition() const {
+    return Defined && !isLocal() && (Visibility == SymbolVisibility::Default ||
+                                     Visibility == SymbolVisibility::Protected);
+  }
+  /// A strong (non-weak, non-common) global definition.
+  bool isStrongDefinition() const {
+    return Defined && (Binding == SymbolBinding::Global ||
+                       Binding == SymbolBinding::Unique) &&
+           Type != SymbolType::Common;
+  }
+};
+
+/// How one object asks for another (ELF DT_NEEDED, Mach-O LC_LOAD_*_DYLIB).
+struct Dependency {
+  enum class Kind : uint8_t { Needed, Weak, ReExport, Upward };
+  llvm::StringRef Name;
+  Kind DepKind = Kind::Needed;
+};
+
+/// A version node a library defines (ELF .gnu.version_d).
+struct VersionDefinition {
+  llvm::StringRef Name;
+  bool IsBase = false; // the node naming the file itself
+};
+
+/// Versions an object needs from one library (ELF .gnu.version_r).
+struct VersionRequirement {
+  llvm::StringRef File;
+  struct Entry {
+    llvm::StringRef Name;
+    bool Weak = false;
+  };
+  std::vector<Entry> Versions;
+};
+
+/// A machine identity: two objects can be loaded together only when equal.
+struct MachineId {
+  uint16_t Machine = 0; // ELF e_machine, or Mach-O cputype folded to 16 bits
+  bool Is64 = true;
+  bool LittleEndian = true;
+  friend bool operator==(const MachineId &, const MachineId &) = default;
+};
+
+class Binary;
+
+/// Reads the static symbol table on first use. Readers implement it so that
+/// an audit that never needs an explanation never pays for .symtab.
+class StaticSymbolSource {
+public:
+  virtual ~StaticSymbolSource();
+  virtual void load(const Binary &B, std::vector<Symbol> &Out) const = 0;
+};
+
+class Binary {
+public:
+  Binary(std::string Path, BinaryFormat Format);
+  Binary(const Binary &) = delete;
+  Binary &operator=(const Binary &) = delete;
+  ~Binary();
+
+  llvm::StringRef path() const { return Path; }
+  BinaryFormat format() const { return Format; }
+  FileKind kind() const { return Kind; }
+  MachineId machine() const { return Machine; }
+  /// Human-readable architecture ("x86_64", "aarch64", "arm64").
+  llvm::StringRef archName() const { return ArchName; }
+  llvm::StringRef fileName() const;
+
+  /// ELF DT_SONAME / Mach-O install name (LC_ID_DYLIB).
+  llvm::StringRef soname() const { return SoName; }
+  llvm::StringRef interpreter() const { return Interpreter; }
+  const std::vector<Dependency> &dependencies() const { return Deps; }
+  const std::vector<llvm::StringRef> &rpath() const { return RPath; }
+  const std::vector<llvm::StringRef> &runpath() const { return RunPath; }
+
+  /// ELF DF_1_NODEFLIB: skip ld.so.cache and the default directories.
+  bool noDefaultLib() const { return NoDefaultLib; }
+  /// ELF DF_BIND_NOW / DF_1_NOW (-z now).
+  bool bindNow() const { return BindNow; }
+  /// Mach-O MH_TWOLEVEL (false for flat-namespace images and for ELF).
+  bool twoLevelNamespace() const { return TwoLevel; }
+  /// ELF: the file carries .gnu.version. A defining object without version
+  /// information satisfies a reference of any version.
+  bool hasSymbolVersions() const { return HasVersions; }
+
+  /// What the dynamic loader sees: ELF .dynsym, Mach-O exports and imports.
+  const std::vector<Symbol> &dynamicSymbols() const { return DynSyms; }
+  /// The link-time symbol table (ELF .symtab, Mach-O nlist). Empty when
+  /// stripped; read lazily.
+  const std::vector<Symbol> &staticSymbols() const;
+  bool hasStaticSymbolTable() const { return HasStaticTable; }
+  /// What a static linker sees: the static table of a relocatable object,
+  /// the dynamic table of anything else.
+  const std::vector<Symbol> &linkSymbols() const {
+    return Kind == FileKind::Relocatable ? staticSymbols() : dynamicSymbols();
+  }
+
+  const std::vector<VersionDefinition> &versionDefinitions() const {
+    return VerDefs;
+  }
+  const std::vector<VersionRequirement> &versionRequirements() const {
+    return VerNeeds;
+  }
+
+  /// Looks a name up among the dynamic symbols this file defines and may
+  /// export; returns every such definition (several versions may exist).
+  std::vector<const Symbol *> findExportedDefinitions(llvm::StringRef Name) const;
+
+  bool isDynamicObject() const {
+    return Kind == FileKind::Executable || Kind == FileKind::SharedLibrary ||
+           Kind == FileKind::Bundle;
+  }
+
+  // --- for readers ------------------------------------------------------
+  llvm::StringRef save(llvm::StringRef S) { return Saver.save(S); }
+  void setBuffer(std::unique_ptr<llvm::MemoryBuffer> B) { Buffer = std::move(B); }
+  void setStaticSymbolSource(std::unique_ptr<StaticSymbolSource> S,
+                             bool Present) {
+    StaticSource = std::move(S);
+    HasStaticTable = Present;
+  }
+
+  FileKind Kind = FileKind::Other;
+  MachineId Machine;
+  std::string ArchName;
+  llvm::StringRef SoName;
+  llvm::StringRef Interpreter;
+  std::vector<Dependency> Deps;
+  std::vector<llvm::StringRef> RPath;
+  std::vector<llvm::StringRef> RunPath;
+  bool NoDefaultLib = false;
+  bool BindNow = false;
+  bool TwoLevel = false;
+  bool HasVersions = false;
+  std::vector<Symbol> DynSyms;
+  std::vector<VersionDefinition> VerDefs;
+  std::vector<VersionRequirement> VerNeeds;
+
+private:
+  void buildExportIndex() const;
+
+  std::string Path;
+  BinaryFormat Format;
+  std::unique_ptr<llvm::MemoryBuffer> Buffer;
+  llvm::BumpPtrAllocator Alloc;
+  llvm::UniqueStringSaver Saver{Alloc};
+
+  bool HasStaticTable = false;
+  std::unique_ptr<StaticSymbolSource> StaticSource;
+  mutable std::once_flag StaticOnce;
+  mutable std::vector<Symbol> StaticSyms;
+
+  mutable std::once_flag IndexOnce;
+  // Sorted (name, index into DynSyms) pairs of exportable definitions.
+  mutable std::vector<std::pair<llvm::StringRef, uint32_t>> ExportIndex;
+};
+
+llvm::StringRef toString(SymbolBinding B);
+llvm::StringRef toString(SymbolVisibility V);
+llvm::StringRef toString(SymbolType T);
+llvm::StringRef toString(FileKind K);
+llvm::StringRef toString(BinaryFormat F);
+
+} // namespace aoti::audit
+
+#endif

@@ -1,0 +1,109 @@
+//===- Check.h - Will these plugins load in this host? --------------------===//
+//
+// analyzeCheck() runs the loader model for `aoti-audit check` and returns facts:
+// for every reference a plugin makes, what it binds to and, when it binds to
+// nothing, every place the name is defined but cannot be used from, and why.
+// It decides nothing about severity or wording; rules/ does that.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_AUDIT_CHECK_H
+#define AOTI_AUDIT_CHECK_H
+
+#include "aoti/audit/Loader.h"
+#include "aoti/audit/Reader.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aoti::audit {
+
+struct CheckOptions {
+  std::string Host;
+  std::vector<std::string> Plugins;
+  LoaderConfig Loader;
+  /// Names under these prefixes must bind, and bind to exactly one provider.
+  std::vector<std::string> Prefixes{"aoti_torch_"};
+  /// Check every non-weak undefined reference, not only the prefixed ones.
+  bool All = false;
+  /// Archives the host was (or should have been) linked with.
+  std::vector<std::string> Archives;
+  /// Libraries the host opens with RTLD_GLOBAL before the plugin.
+  std::vector<std::string> Preloads;
+  /// Libraries that exist but are not loaded; they explain "outside scope".
+  std::vector<std::string> Candidates;
+};
+
+enum class SymbolStatus : uint8_t {
+  Bound,
+  Missing,
+  Ambiguous,       // several providers for a name that must be unique
+  VersionMismatch, // defined, but not with a version the reference accepts
+  WeakUnresolved,  // a weak reference nothing defines: it resolves to 0
+};
+llvm::StringRef toString(SymbolStatus S);
+
+/// Why a missing symbol is missing, most specific first.
+enum class MissingReason : uint8_t {
+  None,
+  NotExported,       // in the executable's .symtab, not in its .dynsym
+  Hidden,            // defined with hidden/internal visibility
+  LocalBinding,      // made local by a version script (or `static`)
+  NotLinked,         // in an archive member the link did not pull in
+  OutsideScope,      // exported by a library the plugin cannot see
+  NotDefined,        // nowhere the audit was shown
+};
+
+/// A definition that exists but that the reference cannot bind to.
+struct DefinitionSite {
+  std::string File;   // a loaded object's path, an archive, a candidate
+  std::string Member; // archive member name, when File is an archive
+  const Symbol *Sym = nullptr;
+  int Object = -1;    // index in the process model, when loaded
+};
+
+struct SymbolFacts {
+  const Symbol *Ref = nullptr;
+  /// The name falls under a required prefix (uniqueness is required).
+  bool Required = false;
+  SymbolStatus Status = SymbolStatus::Missing;
+  /// Acceptable definitions in lookup order; the first one wins.
+  std::vector<Binding> Providers;
+  /// Definitions with the right name and an unacceptable version.
+  std::vector<Binding> VersionRejected;
+  MissingReason Reason = MissingReason::None;
+  std::vector<DefinitionSite> Evidence;
+};
+
+struct PluginFacts {
+  std::string Path;
+  unsigned Object = 0;
+  std::vector<SymbolFacts> Symbols;
+  std::vector<MissingLibrary> MissingLibraries;
+  std::vector<MissingVersionNode> MissingVersions;
+};
+
+struct CheckFacts {
+  CheckOptions Options;
+  std::unique_ptr<ProcessModel> Process;
+  /// Dependencies the host itself cannot find (it would not start).
+  std::vector<MissingLibrary> HostMissingLibraries;
+  std::vector<MissingVersionNode> HostMissingVersions;
+  std::vector<PluginFacts> Plugins;
+  std::vector<std::unique_ptr<Archive>> Archives;
+  std::vector<std::unique_ptr<Binary>> Candidates;
+
+  const LoadedObject &host() const { return Process->object(0); }
+  bool hostStripped() const { return !host().Bin->hasStaticSymbolTable(); }
+  bool isRequired(llvm::StringRef Name) const;
+};
+
+/// Builds the facts. Errors are for unreadable inputs only (exit status 2);
+/// everything the loader would trip over is a fact.
+llvm::Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options);
+
+} // namespace aoti::audit
+
+#endif

@@ -1,0 +1,176 @@
+//===- Loader.h - A model of the dynamic loader ---------------------------===//
+//
+// ProcessModel replays what glibc's ld.so does when a host starts and then
+// dlopen()s a plugin: which file each needed library resolves to (and why),
+// which objects form the global scope and each plugin's local scope, and which
+// definition a reference binds to. It reads files through Reader.h and keeps
+// every decision it makes, so rules can explain a failure without redoing the
+// search. The rules of the game are in docs/loader-model.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_AUDIT_LOADER_H
+#define AOTI_AUDIT_LOADER_H
+
+#include "aoti/audit/Binary.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoti::audit {
+
+/// The environment and file system the modelled process sees.
+struct LoaderConfig {
+  /// Every absolute path (search directories, ld.so.cache entries, the
+  /// executable's interpreter) is taken relative to this directory.
+  std::string Sysroot;
+  /// LD_LIBRARY_PATH, in order.
+  std::vector<std::string> LibraryPath;
+  /// LD_PRELOAD, in order.
+  std::vector<std::string> Preload;
+  /// AT_SECURE (set-uid host): LD_LIBRARY_PATH is ignored.
+  bool Secure = false;
+  /// The cache file; empty means <Sysroot>/etc/ld.so.cache.
+  std::string LdSoCachePath;
+  bool UseLdSoCache = true;
+  /// The trusted directories; empty means glibc's for the host's machine.
+  std::vector<std::string> DefaultDirs;
+  /// Directory relative paths are taken from; empty means the current one.
+  std::string WorkingDir;
+
+  /// Applies NAME=VALUE settings the way ld.so reads its environment
+  /// (LD_LIBRARY_PATH, LD_PRELOAD; others are ignored). Returns an error for
+  /// a malformed setting.
+  llvm::Error applyEnvironment(llvm::StringRef Assignment);
+};
+
+/// One object in the modelled process.
+struct LoadedObject {
+  std::unique_ptr<Binary> Bin;
+  /// The path it was opened at, as the loader would name it.
+  std::string Path;
+  /// The names it was asked for (DT_NEEDED strings, dlopen arguments).
+  llvm::SmallVector<std::string, 1> RequestedAs;
+  /// The object whose dependency (or dlopen call) brought it in; -1 for the
+  /// executable.
+  int Loader = -1;
+  /// How the search found it: "RPATH of host", "LD_LIBRARY_PATH", ...
+  std::string FoundVia;
+  bool InGlobalScope = false;
+  /// The object is a LibTorch library (libtorch*.so, libc10*.so).
+  bool isLibTorch() const;
+};
+
+/// A dependency the search did not find.
+struct MissingLibrary {
+  unsigned Requester;
+  std::string Name;
+  /// Every path tried, in order, and the reason a file that exists was
+  /// skipped ("wrong ELF class", "wrong machine", "not an ELF file").
+  std::vector<std::string> Tried;
+  std::vector<std::string> Skipped;
+};
+
+/// A version a loaded object requires that the named library lacks
+/// (ld.so: "version `X' not found (required by Y)").
+struct MissingVersionNode {
+  unsigned Requester;
+  std::string Library; // as vn_file names it
+  std::string Version;
+  int Provider = -1;   // the loaded object that lacks it; -1 if not loaded
+  bool Weak = false;   // a weak requirement only warns
+};
+
+/// A definition a reference can bind to.
+struct Binding {
+  unsigned Object;
+  const Symbol *Def;
+};
+
+class ProcessModel {
+public:
+  explicit ProcessModel(LoaderConfig Config);
+  ~ProcessModel();
+
+  /// Starts the host: the executable, LD_PRELOAD, then the breadth-first
+  /// closure of its dependencies. Errors only for an unreadable executable;
+  /// unresolved dependencies are recorded in missingLibraries().
+  llvm::Error startExecutable(llvm::StringRef Path);
+
+  /// dlopen(Path, RTLD_NOW | (Global ? RTLD_GLOBAL : RTLD_LOCAL)) called by
+  /// the executable. Returns the plugin's object index.
+  llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global);
+
+  const std::vector<LoadedObject> &objects() const { return Objects; }
+  const LoadedObject &object(unsigned I) const { return Objects[I]; }
+  const std::vector<unsigned> &globalScope() const { return Global; }
+  /// The object and the breadth-first closure of its dependencies.
+  std::vector<unsigned> localScope(unsigned Obj) const;
+  /// Where a reference made by Obj is looked up: the global scope, then
+  /// Obj's local scope (duplicates removed, first occurrence kept).
+  std::vector<unsigned> lookupScope(unsigned Obj) const;
+  /// Objects newly loaded by the dlopen that returned Obj (Obj included).
+  std::vector<unsigned> loadedWith(unsigned Obj) const;
+
+  const std::vector<MissingLibrary> &missingLibraries() const {
+    return Missing;
+  }
+
+  /// Every definition in Scope that Ref may bind to, in lookup order (the
+  /// first one wins). Definitions with the right name but an incompatible
+  /// version go to VersionRejected.
+  void lookup(const Symbol &Ref, llvm::ArrayRef<unsigned> Scope,
+              llvm::SmallVectorImpl<Binding> &Matches,
+              llvm::SmallVectorImpl<Binding> *VersionRejected = nullptr) const;
+
+  /// The version requirements of Obj that its libraries do not meet.
+  std::vector<MissingVersionNode> checkVersionNodes(unsigned Obj) const;
+
+  const LoaderConfig &config() const { return Config; }
+  /// The trusted directories in effect (config or glibc's defaults).
+  const std::vector<std::string> &defaultDirs() const { return DefaultDirs; }
+
+private:
+  struct SearchResult;
+  int findLoaded(llvm::StringRef Name) const;
+  unsigned addObject(std::unique_ptr<Binary> B, std::string Path,
+                     llvm::StringRef RequestedAs, int Loader,
+                     std::string FoundVia);
+  std::optional<unsigned> mapDependency(llvm::StringRef Name,
+                                        unsigned Requester);
+  void loadDependencies(std::vector<unsigned> Queue);
+  std::string expandTokens(llvm::StringRef Dir, unsigned Origin) const;
+  std::string inSysroot(llvm::StringRef Path) const;
+  bool tryFile(const std::string &Path, std::unique_ptr<Binary> &Out,
+               MissingLibrary &Record) const;
+  const std::string *cacheLookup(llvm::StringRef Name) const;
+
+  LoaderConfig Config;
+  std::vector<std::string> DefaultDirs;
+  std::vector<LoadedObject> Objects;
+  std::vector<unsigned> Global;
+  std::vector<MissingLibrary> Missing;
+  std::vector<std::vector<unsigned>> Edges; // resolved dependencies per object
+  std::vector<std::vector<unsigned>> LoadedBy; // dlopen'd object -> new ones
+  std::vector<bool> DepsMapped;
+  MachineId HostMachine;
+  bool HaveHost = false;
+  mutable bool CacheRead = false;
+  mutable llvm::StringMap<std::string> Cache;
+};
+
+/// Reads /etc/ld.so.cache (the "glibc-ld.so.cache1.1" format, alone or after
+/// the old "ld.so-1.7.0" table) and returns soname -> path for the entries of
+/// the given machine.
+llvm::Expected<llvm::StringMap<std::string>>
+readLdSoCache(llvm::StringRef Path, const MachineId &Machine);
+
+} // namespace aoti::audit
+
+#endif

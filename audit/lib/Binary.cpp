@@ -1,0 +1,100 @@
+//===- Binary.cpp ---------------------------------------------------------===//
+#include "aoti/audit/Binary.h"
+
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace aoti::audit {
+
+StaticSymbolSource::~StaticSymbolSource() = default;
+
+Binary::Binary(std::string Path, BinaryFormat Format)
+    : Path(std::move(Path)), Format(Format) {}
+Binary::~Binary() = default;
+
+StringRef Binary::fileName() const { return sys::path::filename(Path); }
+
+const std::vector<Symbol> &Binary::staticSymbols() const {
+  std::call_once(StaticOnce, [this] {
+    if (StaticSource)
+      StaticSource->load(*this, StaticSyms);
+  });
+  return StaticSyms;
+}
+
+void Binary::buildExportIndex() const {
+  ExportIndex.reserve(DynSyms.size());
+  for (uint32_t I = 0, E = DynSyms.size(); I != E; ++I)
+    if (DynSyms[I].isExportedDefinition())
+      ExportIndex.emplace_back(DynSyms[I].Name, I);
+  std::sort(ExportIndex.begin(), ExportIndex.end());
+}
+
+std::vector<const Symbol *>
+Binary::findExportedDefinitions(StringRef Name) const {
+  std::call_once(IndexOnce, [this] { buildExportIndex(); });
+  std::vector<const Symbol *> Out;
+  auto It = std::lower_bound(
+      ExportIndex.begin(), ExportIndex.end(), Name,
+      [](const std::pair<StringRef, uint32_t> &E, StringRef N) {
+        return E.first < N;
+      });
+  for (; It != ExportIndex.end() && It->first == Name; ++It)
+    Out.push_back(&DynSyms[It->second]);
+  return Out;
+}
+
+StringRef toString(SymbolBinding B) {
+  switch (B) {
+  case SymbolBinding::Local: return "local";
+  case SymbolBinding::Global: return "global";
+  case SymbolBinding::Weak: return "weak";
+  case SymbolBinding::Unique: return "unique";
+  }
+  return "?";
+}
+
+StringRef toString(SymbolVisibility V) {
+  switch (V) {
+  case SymbolVisibility::Default: return "default";
+  case SymbolVisibility::Protected: return "protected";
+  case SymbolVisibility::Hidden: return "hidden";
+  case SymbolVisibility::Internal: return "internal";
+  }
+  return "?";
+}
+
+StringRef toString(SymbolType T) {
+  switch (T) {
+  case SymbolType::NoType: return "notype";
+  case SymbolType::Function: return "function";
+  case SymbolType::Object: return "object";
+  case SymbolType::IFunc: return "ifunc";
+  case SymbolType::TLS: return "tls";
+  case SymbolType::Common: return "common";
+  case SymbolType::Section: return "section";
+  case SymbolType::File: return "file";
+  case SymbolType::Other: return "other";
+  }
+  return "?";
+}
+
+StringRef toString(FileKind K) {
+  switch (K) {
+  case FileKind::Executable: return "executable";
+  case FileKind::SharedLibrary: return "shared library";
+  case FileKind::Bundle: return "bundle";
+  case FileKind::Relocatable: return "relocatable object";
+  case FileKind::Other: return "other";
+  }
+  return "?";
+}
+
+StringRef toString(BinaryFormat F) {
+  return F == BinaryFormat::ELF ? "ELF" : "Mach-O";
+}
+
+} // namespace aoti::audit

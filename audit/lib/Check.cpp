@@ -1,0 +1,228 @@
+//===- Check.cpp - The facts behind `aoti-audit check` --------------------===//
+//
+// For each plugin: dlopen it into the modelled host, look every reference up
+// in the plugin's lookup scope, and, for each reference that binds to nothing,
+// collect every definition of the name that the loader could not use and the
+// reason (the most specific reason wins: a definition the host has but does
+// not export says more than an archive member it could have linked).
+//
+//===----------------------------------------------------------------------===//
+#include "aoti/audit/Check.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace llvm;
+
+namespace aoti::audit {
+
+StringRef toString(SymbolStatus S) {
+  switch (S) {
+  case SymbolStatus::Bound: return "bound";
+  case SymbolStatus::Missing: return "missing";
+  case SymbolStatus::Ambiguous: return "ambiguous";
+  case SymbolStatus::VersionMismatch: return "version-mismatch";
+  case SymbolStatus::WeakUnresolved: return "weak-unresolved";
+  }
+  return "?";
+}
+
+bool CheckFacts::isRequired(StringRef Name) const {
+  for (const std::string &P : Options.Prefixes)
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
+namespace {
+
+/// Name -> definitions in one file's static symbol table, built on demand.
+class StaticIndex {
+public:
+  const SmallVector<const Symbol *, 1> *find(const Binary &B, StringRef Name) {
+    auto [It, New] = Index.try_emplace(&B);
+    if (New)
+      for (const Symbol &S : B.staticSymbols())
+        if (S.Defined && !S.Name.empty() && S.Type != SymbolType::Section &&
+            S.Type != SymbolType::File)
+          It->second[S.Name].push_back(&S);
+    auto Found = It->second.find(Name);
+    return Found == It->second.end() ? nullptr : &Found->second;
+  }
+
+private:
+  DenseMap<const Binary *, StringMap<SmallVector<const Symbol *, 1>>> Index;
+};
+
+class Analyzer {
+public:
+  explicit Analyzer(CheckFacts &F) : F(F) {}
+
+  void explain(SymbolFacts &S, ArrayRef<unsigned> Scope, unsigned Plugin);
+
+private:
+  void consider(SymbolFacts &S, MissingReason R, DefinitionSite Site) {
+    if (S.Reason == MissingReason::None || R < S.Reason) {
+      S.Reason = R;
+      S.Evidence.clear();
+    }
+    if (R == S.Reason)
+      S.Evidence.push_back(std::move(Site));
+  }
+
+  CheckFacts &F;
+  StaticIndex Static;
+};
+
+void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
+                       unsigned Plugin) {
+  StringRef Name = S.Ref->Name;
+  const ProcessModel &P = *F.Process;
+
+  // Defined in an object the plugin can see, but not where the loader looks.
+  for (unsigned I : Scope) {
+    if (I == Plugin)
+      continue;
+    const LoadedObject &O = P.object(I);
+    const auto *Defs = Static.find(*O.Bin, Name);
+    if (!Defs)
+      continue;
+    for (const Symbol *D : *Defs) {
+      DefinitionSite Site{O.Path, "", D, int(I)};
+      if (D->Visibility == SymbolVisibility::Hidden ||
+          D->Visibility == SymbolVisibility::Internal)
+        consider(S, MissingReason::Hidden, Site);
+      else if (D->isLocal())
+        consider(S, MissingReason::LocalBinding, Site);
+      else if (O.Bin->kind() == FileKind::Executable)
+        consider(S, MissingReason::NotExported, Site);
+      else
+        // A global .symtab entry missing from .dynsym of a library: the
+        // linker was told to keep it out (--exclude-libs, a dynamic list).
+        consider(S, MissingReason::LocalBinding, Site);
+    }
+  }
+
+  // Defined in an archive member the host's link did not extract. When the
+  // host does hold the definition, the more specific reason above stands.
+  for (const auto &A : F.Archives) {
+    for (const Archive::IndexEntry &E : A->symbolIndex()) {
+      if (E.Name != Name)
+        continue;
+      auto M = A->member(E.MemberIndex);
+      if (!M) {
+        consumeError(M.takeError());
+        continue;
+      }
+      for (const Symbol &D : M->staticSymbols())
+        if (D.Name == Name && D.Defined && !D.isLocal())
+          consider(S, MissingReason::NotLinked,
+                   {A->path().str(), A->members()[E.MemberIndex].Name, &D, -1});
+    }
+  }
+
+  // Exported by a library the plugin does not see.
+  std::vector<bool> InScope(P.objects().size());
+  for (unsigned I : Scope)
+    InScope[I] = true;
+  for (unsigned I = 0, E = P.objects().size(); I != E; ++I) {
+    if (InScope[I])
+      continue;
+    const LoadedObject &O = P.object(I);
+    for (const Symbol *D : O.Bin->findExportedDefinitions(Name))
+      consider(S, MissingReason::OutsideScope, {O.Path, "", D, int(I)});
+  }
+  for (const auto &C : F.Candidates)
+    for (const Symbol *D : C->findExportedDefinitions(Name))
+      consider(S, MissingReason::OutsideScope, {C->path().str(), "", D, -1});
+
+  if (S.Reason == MissingReason::None)
+    S.Reason = MissingReason::NotDefined;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
+  auto F = std::make_unique<CheckFacts>();
+  F->Options = std::move(Options);
+  const CheckOptions &O = F->Options;
+
+  for (const std::string &A : O.Archives) {
+    auto In = readInput(A);
+    if (!In)
+      return In.takeError();
+    if (!In->Ar)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: --archive expects a static archive (.a)",
+                               A.c_str());
+    F->Archives.push_back(std::move(In->Ar));
+  }
+  for (const std::string &C : O.Candidates) {
+    auto B = readBinary(C);
+    if (!B)
+      return B.takeError();
+    F->Candidates.push_back(std::move(*B));
+  }
+
+  F->Process = std::make_unique<ProcessModel>(O.Loader);
+  ProcessModel &P = *F->Process;
+  if (Error E = P.startExecutable(O.Host))
+    return E;
+  F->HostMissingLibraries = P.missingLibraries();
+  for (unsigned G : P.globalScope())
+    for (MissingVersionNode &V : P.checkVersionNodes(G))
+      F->HostMissingVersions.push_back(std::move(V));
+
+  for (const std::string &L : O.Preloads) {
+    auto I = P.dlopen(L, /*Global=*/true);
+    if (!I)
+      return I.takeError();
+  }
+
+  Analyzer An(*F);
+  for (const std::string &Path : O.Plugins) {
+    size_t MissingBefore = P.missingLibraries().size();
+    auto Idx = P.dlopen(Path, /*Global=*/false);
+    if (!Idx)
+      return Idx.takeError();
+    PluginFacts PF;
+    PF.Path = Path;
+    PF.Object = *Idx;
+    PF.MissingLibraries.assign(P.missingLibraries().begin() + MissingBefore,
+                               P.missingLibraries().end());
+    for (unsigned L : P.loadedWith(*Idx))
+      for (MissingVersionNode &V : P.checkVersionNodes(L))
+        PF.MissingVersions.push_back(std::move(V));
+
+    std::vector<unsigned> Scope = P.lookupScope(*Idx);
+    for (const Symbol &Ref : P.object(*Idx).Bin->dynamicSymbols()) {
+      if (Ref.Defined || Ref.isLocal() || Ref.Name.empty())
+        continue;
+      SymbolFacts S;
+      S.Ref = &Ref;
+      S.Required = F->isRequired(Ref.Name);
+      if (!S.Required && !O.All)
+        continue;
+      SmallVector<Binding, 2> Matches, Rejected;
+      P.lookup(Ref, Scope, Matches, &Rejected);
+      S.Providers.assign(Matches.begin(), Matches.end());
+      S.VersionRejected.assign(Rejected.begin(), Rejected.end());
+      if (!Matches.empty())
+        S.Status = S.Required && Matches.size() > 1 ? SymbolStatus::Ambiguous
+                                                    : SymbolStatus::Bound;
+      else if (Ref.isWeak())
+        S.Status = SymbolStatus::WeakUnresolved;
+      else if (!Rejected.empty())
+        S.Status = SymbolStatus::VersionMismatch;
+      else
+        S.Status = SymbolStatus::Missing;
+      if (S.Status == SymbolStatus::Missing)
+        An.explain(S, Scope, *Idx);
+      PF.Symbols.push_back(std::move(S));
+    }
+    F->Plugins.push_back(std::move(PF));
+  }
+  return F;
+}
+
+} // namespace aoti::audit

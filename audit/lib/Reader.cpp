@@ -1,0 +1,201 @@
+//===- Reader.cpp - Opening files and dispatching on their format ---------===//
+#include "aoti/audit/Reader.h"
+
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace aoti::audit {
+
+namespace {
+Error fileError(StringRef Path, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "%s: %s",
+                           Path.str().c_str(), Msg.str().c_str());
+}
+} // namespace
+
+Expected<std::unique_ptr<MemoryBuffer>> mapFile(StringRef Path) {
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(Path, St))
+    return fileError(Path, EC.message());
+  if (St.type() == sys::fs::file_type::directory_file)
+    return fileError(Path, "is a directory");
+  if (St.type() != sys::fs::file_type::regular_file)
+    return fileError(Path, "is not a regular file");
+  // No null terminator: lets MemoryBuffer mmap the file instead of copying.
+  auto BufOrErr = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+  if (!BufOrErr)
+    return fileError(Path, BufOrErr.getError().message());
+  return std::move(*BufOrErr);
+}
+
+DetectedKind detectKind(MemoryBufferRef Buffer) {
+  switch (identify_magic(Buffer.getBuffer())) {
+  case file_magic::elf:
+  case file_magic::elf_relocatable:
+  case file_magic::elf_executable:
+  case file_magic::elf_shared_object:
+  case file_magic::elf_core:
+    return DetectedKind::ELF;
+  case file_magic::macho_object:
+  case file_magic::macho_executable:
+  case file_magic::macho_fixed_virtual_memory_shared_lib:
+  case file_magic::macho_core:
+  case file_magic::macho_preload_executable:
+  case file_magic::macho_dynamically_linked_shared_lib:
+  case file_magic::macho_dynamic_linker:
+  case file_magic::macho_bundle:
+  case file_magic::macho_dynamically_linked_shared_lib_stub:
+  case file_magic::macho_dsym_companion:
+  case file_magic::macho_kext_bundle:
+  case file_magic::macho_file_set:
+    return DetectedKind::MachO;
+  case file_magic::macho_universal_binary:
+    return DetectedKind::MachOUniversal;
+  case file_magic::archive:
+    return DetectedKind::Archive;
+  default:
+    return DetectedKind::Unknown;
+  }
+}
+
+Expected<std::unique_ptr<Binary>>
+readBinaryFromBuffer(MemoryBufferRef Buffer, std::string DisplayPath,
+                     const ReadOptions &Opts) {
+  switch (detectKind(Buffer)) {
+  case DetectedKind::ELF:
+    return detail::readELF(Buffer, std::move(DisplayPath));
+  case DetectedKind::MachO:
+  case DetectedKind::MachOUniversal:
+    return detail::readMachO(Buffer, std::move(DisplayPath), Opts);
+  case DetectedKind::Archive:
+    return fileError(DisplayPath, "is an archive, not an object, executable "
+                                  "or shared library");
+  case DetectedKind::Unknown:
+    break;
+  }
+  if (Buffer.getBufferSize() == 0)
+    return fileError(DisplayPath, "is empty");
+  return fileError(DisplayPath, "is not an ELF or Mach-O file");
+}
+
+Expected<std::unique_ptr<Binary>> readBinary(StringRef Path,
+                                             const ReadOptions &Opts) {
+  auto Buf = mapFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  auto B = readBinaryFromBuffer((*Buf)->getMemBufferRef(), Path.str(), Opts);
+  if (!B)
+    return B.takeError();
+  (*B)->setBuffer(std::move(*Buf));
+  return B;
+}
+
+Expected<InputFile> readInput(StringRef Path, const ReadOptions &Opts) {
+  auto Buf = mapFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  InputFile In;
+  if (detectKind((*Buf)->getMemBufferRef()) == DetectedKind::Archive) {
+    auto A = Archive::create(Path.str(), std::move(*Buf));
+    if (!A)
+      return A.takeError();
+    In.Ar = std::move(*A);
+    return In;
+  }
+  auto B = readBinaryFromBuffer((*Buf)->getMemBufferRef(), Path.str(), Opts);
+  if (!B)
+    return B.takeError();
+  (*B)->setBuffer(std::move(*Buf));
+  In.Bin = std::move(*B);
+  return In;
+}
+
+// --- Archive ----------------------------------------------------------------
+
+Archive::~Archive() = default;
+
+Expected<std::unique_ptr<Archive>>
+Archive::create(std::string Path, std::unique_ptr<MemoryBuffer> Buffer) {
+  std::unique_ptr<Archive> A(new Archive());
+  A->Path = std::move(Path);
+  auto ArOrErr = object::Archive::create(Buffer->getMemBufferRef());
+  if (!ArOrErr)
+    return fileError(A->Path, toString(ArOrErr.takeError()));
+  A->Ar = std::move(*ArOrErr);
+  A->Buffer = std::move(Buffer);
+  A->Thin = A->Ar->isThin();
+
+  // Members, in order. Offsets identify members in the symbol index.
+  DenseMap<uint64_t, uint32_t> ByOffset;
+  Error Err = Error::success();
+  for (const object::Archive::Child &C : A->Ar->children(Err)) {
+    auto Name = C.getName();
+    if (!Name) {
+      consumeError(std::move(Err));
+      return fileError(A->Path, "bad member header: " +
+                                    toString(Name.takeError()));
+    }
+    Member M;
+    M.Name = Name->str();
+    M.Offset = C.getChildOffset();
+    ByOffset[C.getChildOffset()] = A->Members.size();
+    auto Ref = C.getMemoryBufferRef();
+    if (!Ref) {
+      // A thin archive whose member file is gone, or a lying size field.
+      consumeError(std::move(Err));
+      return fileError(A->Path, formatv("member '{0}': {1}", M.Name,
+                                        toString(Ref.takeError())));
+    }
+    A->MemberBuffers.push_back(*Ref);
+    A->Members.push_back(std::move(M));
+  }
+  if (Err)
+    return fileError(A->Path, "bad member header: " + toString(std::move(Err)));
+
+  A->HasIndex = A->Ar->hasSymbolTable();
+  if (A->HasIndex) {
+    for (const object::Archive::Symbol &S : A->Ar->symbols()) {
+      auto C = S.getMember();
+      if (!C)
+        return fileError(A->Path, "symbol index: " + toString(C.takeError()));
+      auto It = ByOffset.find(C->getChildOffset());
+      if (It == ByOffset.end())
+        return fileError(A->Path,
+                         formatv("symbol index names '{0}' in a member at "
+                                 "offset {1}, where no member starts",
+                                 S.getName(), C->getChildOffset()));
+      A->Index.push_back({S.getName(), It->second});
+    }
+  }
+  A->Parsed.resize(A->Members.size());
+  A->ParseErrors.resize(A->Members.size());
+  return A;
+}
+
+std::string Archive::memberDisplayName(size_t I) const {
+  return Path + "(" + Members[I].Name + ")";
+}
+
+Expected<const Binary &> Archive::member(size_t I) const {
+  if (I >= Members.size())
+    return fileError(Path, formatv("no member {0}", I));
+  if (ParseErrors[I])
+    return createStringError(inconvertibleErrorCode(), *ParseErrors[I]);
+  if (!Parsed[I]) {
+    auto B = readBinaryFromBuffer(MemberBuffers[I], memberDisplayName(I));
+    if (!B) {
+      ParseErrors[I] = toString(B.takeError());
+      return createStringError(inconvertibleErrorCode(), *ParseErrors[I]);
+    }
+    Parsed[I] = std::move(*B);
+  }
+  return *Parsed[I];
+}
+
+} // namespace aoti::audit

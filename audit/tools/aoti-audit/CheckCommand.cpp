@@ -1,0 +1,274 @@
+//===- CheckCommand.cpp - aoti-audit check --------------------------------===//
+#include "Commands.h"
+#include "Output.h"
+
+#include "aoti/audit/Check.h"
+#include "aoti/rules/Rule.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <memory>
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::tool {
+namespace {
+
+struct CheckArgs {
+  std::string Host;
+  std::vector<std::string> Plugins;
+  std::vector<std::string> Env;
+  std::vector<std::string> LibPath;
+  std::string Sysroot;
+  std::vector<std::string> Prefixes;
+  bool All = false;
+  std::vector<std::string> Archives;
+  std::vector<std::string> Preloads;
+  std::vector<std::string> Candidates;
+  std::string Format = "text";
+  std::string Color = "auto";
+};
+
+constexpr const char *CheckHelp = R"(Predicts what dlopen(PLUGIN, RTLD_NOW | RTLD_LOCAL) inside HOST binds each
+of the plugin's undefined symbols to, without running anything. Every
+aoti_torch_* reference (every --prefix) must bind to exactly one provider.
+
+Each symbol gets a status: bound, missing, ambiguous, version-mismatch or
+weak-unresolved. Every failure names its cause and the fix: a symbol the host
+defines but does not export, an archive member the link left behind, hidden
+visibility, a provider outside the plugin's scope, a missing library or
+version, two providers, LibTorch in the same process.
+
+Examples:
+  aoti-audit check --host build/bin/runner model.so
+  aoti-audit check --host runner --archive libaoti_shims.a model.so
+  aoti-audit check --host runner --all --env LD_LIBRARY_PATH=/opt/lib model.so
+  aoti-audit check --host runner --format json model.so > report.json
+
+Exit status: 0 the plugins load, 1 an error was found, 2 bad usage or an
+unreadable input.)";
+
+json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
+  json::Object O;
+  O["name"] = S.Ref->Name;
+  O["status"] = toString(S.Status);
+  O["required"] = S.Required;
+  if (!S.Ref->Version.empty())
+    O["version"] = S.Ref->Version;
+  if (!S.Providers.empty())
+    O["provider"] = F.Process->object(S.Providers.front().Object).Path;
+  else
+    O["provider"] = nullptr;
+  json::Array Candidates;
+  for (const Binding &B : S.Providers)
+    Candidates.push_back(F.Process->object(B.Object).Path);
+  O["candidates"] = std::move(Candidates);
+  if (S.Status == SymbolStatus::Missing) {
+    static const char *Reasons[] = {"",       "not-exported", "hidden",
+                                    "local",  "not-linked",   "outside-scope",
+                                    "not-defined"};
+    O["reason"] = Reasons[unsigned(S.Reason)];
+    json::Array Ev;
+    for (const DefinitionSite &D : S.Evidence) {
+      json::Object E;
+      E["file"] = D.File;
+      if (!D.Member.empty())
+        E["member"] = D.Member;
+      if (D.Sym) {
+        E["binding"] = toString(D.Sym->Binding);
+        E["visibility"] = toString(D.Sym->Visibility);
+      }
+      Ev.push_back(std::move(E));
+    }
+    O["evidence"] = std::move(Ev);
+  }
+  return O;
+}
+
+json::Value findingJson(const Finding &Fd) {
+  json::Object O;
+  O["rule"] = Fd.Rule;
+  O["rule_name"] = Fd.RuleName;
+  O["severity"] = toString(Fd.Sev);
+  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : json::Value(Fd.Symbol);
+  O["plugin"] = Fd.Plugin.empty() ? json::Value(nullptr) : json::Value(Fd.Plugin);
+  O["file"] = Fd.File;
+  O["message"] = Fd.Message;
+  O["fix"] = Fd.Fix;
+  return O;
+}
+
+bool loads(const std::vector<Finding> &Fs, StringRef Plugin) {
+  for (const Finding &Fd : Fs)
+    if (Fd.Sev == Severity::Error && (Fd.Plugin.empty() || Fd.Plugin == Plugin))
+      return false;
+  return true;
+}
+
+void printJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
+  json::Object Root;
+  Root["schema_version"] = 1;
+  Root["host"] = F.Options.Host;
+  json::Array Plugins;
+  for (const PluginFacts &P : F.Plugins) {
+    json::Object PO;
+    PO["path"] = P.Path;
+    PO["loads"] = loads(Fs, P.Path);
+    json::Array Syms;
+    for (const SymbolFacts &S : P.Symbols)
+      Syms.push_back(symbolJson(F, S));
+    PO["symbols"] = std::move(Syms);
+    Plugins.push_back(std::move(PO));
+  }
+  Root["plugins"] = std::move(Plugins);
+  json::Array Findings;
+  for (const Finding &Fd : Fs)
+    Findings.push_back(findingJson(Fd));
+  Root["findings"] = std::move(Findings);
+  outs() << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+}
+
+void printText(const CheckFacts &F, const std::vector<Finding> &Fs,
+               bool Color) {
+  raw_ostream &OS = outs();
+  std::vector<const Finding *> HostLevel;
+  for (const Finding &Fd : Fs)
+    if (Fd.Plugin.empty())
+      HostLevel.push_back(&Fd);
+  OS << "host " << F.Options.Host << "\n";
+  if (!HostLevel.empty())
+    printFindingsText(OS, HostLevel, Color);
+
+  unsigned Failing = 0;
+  for (const PluginFacts &P : F.Plugins) {
+    std::vector<const Finding *> Mine;
+    for (const Finding &Fd : Fs)
+      if (Fd.Plugin == P.Path)
+        Mine.push_back(&Fd);
+    unsigned Required = 0, Bound = 0, Other = 0;
+    std::map<std::string, unsigned> ByProvider;
+    for (const SymbolFacts &S : P.Symbols) {
+      (S.Required ? Required : Other)++;
+      if (S.Status == SymbolStatus::Bound) {
+        ++Bound;
+        if (S.Required)
+          ++ByProvider[std::string(
+              sys::path::filename(F.Process->object(S.Providers[0].Object).Path))];
+      }
+    }
+    bool Ok = loads(Fs, P.Path);
+    Failing += !Ok;
+    OS << "plugin " << P.Path << ": ";
+    if (Color)
+      OS.changeColor(Ok ? raw_ostream::GREEN : raw_ostream::RED, true);
+    OS << (Ok ? "loads" : "fails to load");
+    if (Color)
+      OS.resetColor();
+    OS << formatv(" ({0} of {1} symbols bound", Bound, P.Symbols.size());
+    if (!ByProvider.empty()) {
+      OS << "; required ones from ";
+      bool First = true;
+      for (const auto &[Name, N] : ByProvider) {
+        OS << (First ? "" : ", ") << Name << ": " << N;
+        First = false;
+      }
+    }
+    OS << ")\n";
+    printFindingsText(OS, Mine, Color);
+  }
+  unsigned Errors = 0, Warnings = 0, Notes = 0;
+  for (const Finding &Fd : Fs)
+    (Fd.Sev == Severity::Error ? Errors
+     : Fd.Sev == Severity::Warning ? Warnings
+                                   : Notes)++;
+  OS << formatv("{0} plugin(s), {1} fail to load; {2} error(s), {3} "
+                "warning(s), {4} note(s)\n",
+                F.Plugins.size(), Failing, Errors, Warnings, Notes);
+}
+
+} // namespace
+
+CommandFn addCheckCommand(CLI::App &App) {
+  auto Args = std::make_shared<CheckArgs>();
+  CLI::App *Cmd = App.add_subcommand("check", "Will these plugins load in this host?");
+  Cmd->footer(CheckHelp);
+  Cmd->add_option("--host", Args->Host, "The executable that dlopen()s the plugins")
+      ->required()
+      ->check(CLI::ExistingFile);
+  Cmd->add_option("plugins", Args->Plugins, "Model .so files (plugins) to check")
+      ->required()
+      ->check(CLI::ExistingFile);
+  Cmd->add_option("--env", Args->Env,
+                  "NAME=VALUE the host runs with (LD_LIBRARY_PATH, LD_PRELOAD)");
+  Cmd->add_option("--lib-path", Args->LibPath,
+                  "A directory searched like an LD_LIBRARY_PATH entry, after --env's");
+  Cmd->add_option("--sysroot", Args->Sysroot,
+                  "Audit a copied file system: absolute paths are taken inside DIR")
+      ->check(CLI::ExistingDirectory);
+  auto *Prefix = Cmd->add_option("--prefix", Args->Prefixes,
+                                 "Names that must bind to exactly one provider "
+                                 "(default: aoti_torch_)");
+  Cmd->add_flag("--all", Args->All,
+                "Check every non-weak undefined reference, not only --prefix ones")
+      ->excludes(Prefix);
+  Cmd->add_option("--archive", Args->Archives,
+                  "A static archive the host links (explains members it left out)")
+      ->check(CLI::ExistingFile);
+  Cmd->add_option("--preload", Args->Preloads,
+                  "A library the host dlopen()s with RTLD_GLOBAL before the model")
+      ->check(CLI::ExistingFile);
+  Cmd->add_option("--candidate", Args->Candidates,
+                  "A library that is not loaded but might define what is missing")
+      ->check(CLI::ExistingFile);
+  Cmd->add_option("--format", Args->Format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}));
+  Cmd->add_option("--color", Args->Color, "Colour text output")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  return [Args]() -> int {
+    CheckOptions O;
+    O.Host = Args->Host;
+    O.Plugins = Args->Plugins;
+    O.Loader.Sysroot = Args->Sysroot;
+    for (const std::string &E : Args->Env)
+      if (Error Err = O.Loader.applyEnvironment(E)) {
+        printError(toString(std::move(Err)));
+        return ExitBadInput;
+      }
+    for (const std::string &D : Args->LibPath)
+      O.Loader.LibraryPath.push_back(D);
+    if (!Args->Prefixes.empty())
+      O.Prefixes = Args->Prefixes;
+    O.All = Args->All;
+    O.Archives = Args->Archives;
+    O.Preloads = Args->Preloads;
+    O.Candidates = Args->Candidates;
+
+    auto Facts = analyzeCheck(std::move(O));
+    if (!Facts) {
+      printError(toString(Facts.takeError()));
+      return ExitBadInput;
+    }
+    std::vector<Finding> Fs = rules::runCheckRules(**Facts);
+    if (Args->Format == "json")
+      printJson(**Facts, Fs);
+    else
+      printText(**Facts, Fs,
+                useColor(outs(), Args->Color == "always" ? ColorMode::Always
+                                 : Args->Color == "never" ? ColorMode::Never
+                                                          : ColorMode::Auto));
+    for (const Finding &Fd : Fs)
+      if (Fd.Sev == Severity::Error)
+        return ExitFindings;
+    return ExitOk;
+  };
+}
+
+} // namespace aoti::tool

@@ -1,0 +1,86 @@
+//===- Output.cpp ---------------------------------------------------------===//
+#include "Output.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/WithColor.h"
+
+#include <map>
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::tool {
+
+bool useColor(raw_ostream &OS, ColorMode M) {
+  switch (M) {
+  case ColorMode::Always: return true;
+  case ColorMode::Never: return false;
+  case ColorMode::Auto: return OS.has_colors();
+  }
+  return false;
+}
+
+void printSeverity(raw_ostream &OS, Severity S, bool Color) {
+  raw_ostream::Colors C = S == Severity::Error     ? raw_ostream::RED
+                          : S == Severity::Warning ? raw_ostream::MAGENTA
+                                                   : raw_ostream::CYAN;
+  if (Color)
+    OS.changeColor(C, /*Bold=*/true);
+  OS << toString(S);
+  if (Color)
+    OS.resetColor();
+}
+
+void printFindingsText(raw_ostream &OS, const std::vector<const Finding *> &Fs,
+                       bool Color) {
+  // Group by cause, keeping first-seen order.
+  std::vector<std::vector<const Finding *>> Groups;
+  std::map<std::pair<std::string, std::string>, size_t> Index;
+  for (const Finding *F : Fs) {
+    auto [It, New] = Index.try_emplace({F->Rule, F->Fix}, Groups.size());
+    if (New)
+      Groups.emplace_back();
+    Groups[It->second].push_back(F);
+  }
+  for (const auto &G : Groups) {
+    const Finding &First = *G.front();
+    OS << "  ";
+    printSeverity(OS, First.Sev, Color);
+    if (Color)
+      OS.changeColor(raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+    OS << "[" << First.Rule << "] " << First.RuleName;
+    if (G.size() > 1)
+      OS << " (" << G.size() << (First.Symbol.empty() ? " files)" : " symbols)");
+    if (Color)
+      OS.resetColor();
+    OS << ": " << First.Message << "\n";
+    if (G.size() > 1) {
+      OS << "    the same for:";
+      size_t Shown = 0;
+      for (size_t I = 1; I < G.size(); ++I) {
+        const std::string &What = G[I]->Symbol.empty() ? G[I]->File : G[I]->Symbol;
+        if (Shown == 24) {
+          OS << " ... and " << (G.size() - 1 - Shown) << " more";
+          break;
+        }
+        OS << (Shown ? ", " : " ") << What;
+        ++Shown;
+      }
+      OS << "\n";
+    }
+    if (!First.Fix.empty()) {
+      if (Color)
+        OS.changeColor(raw_ostream::GREEN, /*Bold=*/false);
+      OS << "    fix: ";
+      if (Color)
+        OS.resetColor();
+      OS << First.Fix << "\n";
+    }
+  }
+}
+
+void printError(StringRef Message) {
+  WithColor::error(errs(), "aoti-audit") << Message << "\n";
+}
+
+} // namespace aoti::tool

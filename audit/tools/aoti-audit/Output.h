@@ -1,0 +1,34 @@
+//===- Output.h - Printing findings for people and for programs -----------===//
+#ifndef AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
+#define AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
+
+#include "aoti/audit/Finding.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace aoti::tool {
+
+enum class OutputFormat { Text, Json };
+enum class ColorMode { Auto, Always, Never };
+
+/// Whether to colour OS, from --color and whether OS is a terminal.
+bool useColor(llvm::raw_ostream &OS, ColorMode M);
+
+/// Prints findings grouped by (rule, fix): one block per cause, the message
+/// of the first finding, the other symbols named, then the fix.
+void printFindingsText(llvm::raw_ostream &OS,
+                       const std::vector<const audit::Finding *> &Findings,
+                       bool Color);
+
+/// "error", "warning", "note" coloured as clang colours them.
+void printSeverity(llvm::raw_ostream &OS, audit::Severity S, bool Color);
+
+/// Prints an error about the command line or an input, "aoti-audit: error: ...".
+void printError(llvm::StringRef Message);
+
+} // namespace aoti::tool
+
+#endif

@@ -1,0 +1,60 @@
+//===- Registry.cpp - The list of rules -----------------------------------===//
+//
+// Rules are listed here explicitly rather than registered by static
+// constructors: a static initializer in an archive member is exactly what a
+// static link drops.
+//
+//===----------------------------------------------------------------------===//
+#include "check/CheckRules.h"
+
+#include <algorithm>
+
+namespace aoti::rules {
+
+Rule::~Rule() = default;
+
+Finding Rule::make() const {
+  Finding F;
+  F.Rule = info().Id.str();
+  F.RuleName = info().Name.str();
+  F.Sev = info().DefaultSeverity;
+  return F;
+}
+
+const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
+  static const std::vector<std::unique_ptr<CheckRule>> Rules = [] {
+    std::vector<std::unique_ptr<CheckRule>> R;
+    R.push_back(std::make_unique<UndefinedSymbol>());
+    R.push_back(std::make_unique<NotExported>());
+    R.push_back(std::make_unique<ArchiveMemberNotLinked>());
+    R.push_back(std::make_unique<HiddenDefinition>());
+    R.push_back(std::make_unique<OutsideScope>());
+    R.push_back(std::make_unique<VersionMismatch>());
+    R.push_back(std::make_unique<MissingVersionNode>());
+    R.push_back(std::make_unique<LibraryNotFound>());
+    R.push_back(std::make_unique<DuplicateProvider>());
+    R.push_back(std::make_unique<LibTorchClash>());
+    R.push_back(std::make_unique<Interposition>());
+    R.push_back(std::make_unique<WeakUnresolved>());
+    return R;
+  }();
+  return Rules;
+}
+
+std::vector<const RuleInfo *> allRules() {
+  std::vector<const RuleInfo *> Out;
+  for (const auto &R : checkRules())
+    Out.push_back(&R->info());
+  std::sort(Out.begin(), Out.end(),
+            [](const RuleInfo *A, const RuleInfo *B) { return A->Id < B->Id; });
+  return Out;
+}
+
+std::vector<Finding> runCheckRules(const audit::CheckFacts &Facts) {
+  std::vector<Finding> Out;
+  for (const auto &R : checkRules())
+    R->check(Facts, Out);
+  return Out;
+}
+
+} // namespace aoti::rules

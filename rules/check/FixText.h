@@ -1,0 +1,35 @@
+//===- FixText.h - Fix wording shared by the check rules ------------------===//
+//
+// The same cause must read the same way everywhere, in the terms of the
+// host's platform (GNU/ELF flags or Apple ld64 flags).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_RULES_CHECK_FIXTEXT_H
+#define AOTI_RULES_CHECK_FIXTEXT_H
+
+#include "aoti/audit/Binary.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace aoti::rules::fixtext {
+
+/// `name` in backquotes, as diagnostics quote identifiers.
+std::string quote(llvm::StringRef S);
+
+/// The file name alone, for messages; full paths go in Finding::File.
+llvm::StringRef base(llvm::StringRef Path);
+
+/// "link HOST with -Wl,--export-dynamic (...)".
+std::string exportDynamic(const audit::Binary &Host, llvm::StringRef Prefix);
+
+/// "force-link ARCHIVE with -Wl,--whole-archive (...)".
+std::string wholeArchive(const audit::Binary &Host, llvm::StringRef Archive);
+
+/// The first required prefix, for globs in fixes ("aoti_torch_").
+std::string firstPrefix(const std::vector<std::string> &Prefixes);
+
+} // namespace aoti::rules::fixtext
+
+#endif

@@ -1,0 +1,67 @@
+//===- HiddenDefinition.cpp - AOTI004 -------------------------------------===//
+//
+// The definition exists in a loaded object but never reached its dynamic
+// symbol table: hidden or internal visibility, or made local by a version
+// script (or --exclude-libs, or `static`).
+//
+//===----------------------------------------------------------------------===//
+#include "CheckRules.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules {
+
+const RuleInfo &HiddenDefinition::info() const {
+  static const RuleInfo I{"AOTI004", "hidden-definition", Severity::Error,
+                          "the symbol is defined with hidden visibility or "
+                          "made local, so the loader cannot bind to it"};
+  return I;
+}
+
+static void report(const CheckFacts &F, MissingReason R, const Rule &Self,
+                   Finding Proto, std::vector<Finding> &Out) {
+  std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
+  forEachMissing(F, R, [&](const PluginFacts &P, const SymbolFacts &S) {
+    const DefinitionSite &Site = S.Evidence.front();
+    Finding Fd = Proto;
+    Fd.Plugin = P.Path;
+    Fd.Symbol = S.Ref->Name.str();
+    Fd.File = Site.File;
+    std::string Glob = S.Required ? Prefix + "*" : S.Ref->Name.str();
+    if (R == MissingReason::Hidden) {
+      Fd.Message = formatv("{0} is defined in {1} with {2} visibility, so it "
+                           "is not exported",
+                           fixtext::quote(S.Ref->Name),
+                           fixtext::quote(fixtext::base(Site.File)),
+                           toString(Site.Sym->Visibility))
+                       .str();
+      Fd.Fix = "give the definition default visibility: "
+               "__attribute__((visibility(\"default\"))) on its declaration "
+               "(or build that file without -fvisibility=hidden; CMake: "
+               "CXX_VISIBILITY_PRESET)";
+    } else {
+      Fd.Message = formatv("{0} is defined in {1} but made local (a version "
+                           "script's `local:`, --exclude-libs, or `static`), "
+                           "so it is not exported",
+                           fixtext::quote(S.Ref->Name),
+                           fixtext::quote(fixtext::base(Site.File)))
+                       .str();
+      Fd.Fix = formatv("list it under `global:` in the version script "
+                       "(`global: {0};`), or drop --exclude-libs for the "
+                       "archive that defines it",
+                       Glob)
+                   .str();
+    }
+    Out.push_back(std::move(Fd));
+  });
+}
+
+void HiddenDefinition::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+  report(F, MissingReason::Hidden, *this, make(), Out);
+  report(F, MissingReason::LocalBinding, *this, make(), Out);
+}
+
+} // namespace aoti::rules

@@ -1,0 +1,45 @@
+//===- NotExported.cpp - AOTI002 ------------------------------------------===//
+//
+// The host defines the name but its dynamic symbol table does not hold it: an
+// executable exports only what a shared library on its link line referenced,
+// unless it is linked with --export-dynamic.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckRules.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules {
+
+const RuleInfo &NotExported::info() const {
+  static const RuleInfo I{"AOTI002", "symbol-not-exported", Severity::Error,
+                          "the host defines the symbol but does not export "
+                          "it to plugins"};
+  return I;
+}
+
+void NotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+  std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
+  forEachMissing(F, MissingReason::NotExported,
+                 [&](const PluginFacts &P, const SymbolFacts &S) {
+    const DefinitionSite &Site = S.Evidence.front();
+    const Binary &Exe = *F.Process->object(Site.Object).Bin;
+    Finding Fd = make();
+    Fd.Plugin = P.Path;
+    Fd.Symbol = S.Ref->Name.str();
+    Fd.File = Site.File;
+    Fd.Message = formatv("{0} is defined in {1} but not exported: it is in "
+                         "the static symbol table, not the dynamic one",
+                         fixtext::quote(S.Ref->Name),
+                         fixtext::quote(fixtext::base(Site.File)))
+                     .str();
+    Fd.Fix = fixtext::exportDynamic(Exe, S.Required ? StringRef(Prefix)
+                                                    : S.Ref->Name);
+    Out.push_back(std::move(Fd));
+  });
+}
+
+} // namespace aoti::rules
