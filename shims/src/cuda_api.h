@@ -1,0 +1,70 @@
+//===- cuda_api.h - What the shims need from CUDA, without CUDA headers ----===//
+//
+// The neutral interface between the device-independent shims and CUDA. It has
+// two implementations: cuda/*.cpp (built when AOTI_HAVE_CUDA is ON) and
+// cuda_unavailable.cpp, whose every function fails with a message saying
+// CUDA was not compiled in. The C entry points are written once, against this
+// header, so both builds export the same symbols.
+//
+// Streams are cudaStream_t passed as void*. Every operation that touches
+// device memory runs on the calling thread's current stream of that device
+// (currentStream()), which aoti_torch_create_cuda_stream_guard sets; that is
+// the one definition of "current stream" the allocator also uses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_SHIMS_CUDA_API_H
+#define AOTI_SHIMS_CUDA_API_H
+
+#include "error.h"
+#include "tensor.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aoti::shims {
+struct CopyPlan;
+} // namespace aoti::shims
+
+namespace aoti::shims::cuda {
+
+/// Whether this build contains CUDA support.
+bool compiledIn();
+
+/// `index` if it names a visible device; -1 means the current device.
+Expected<int32_t> resolveDeviceIndex(int32_t index);
+Expected<int32_t> currentDevice();
+Error setDevice(int32_t index);
+
+/// The calling thread's current stream on `device` (a valid index); the
+/// legacy default stream (null) until a stream guard sets another.
+void *currentStream(int32_t device);
+void setCurrentStream(int32_t device, void *stream);
+
+/// `nbytes` of device memory, stream-ordered on the current stream of
+/// `device` (cudaMallocAsync from the device's default memory pool).
+Expected<void *> allocate(int32_t device, size_t nbytes);
+/// Storage deleter for allocate(): cudaFreeAsync on the current stream of
+/// the device at the time the last reference goes.
+void release(void *data, Device device) noexcept;
+
+/// Copies bytes between any two of host and device memory (unified
+/// addressing), ordered on the current stream of `streamDevice`.
+Error copyBytes(void *dst, const void *src, size_t nbytes,
+                int32_t streamDevice);
+/// Zeroes device bytes on the current stream of `device`.
+Error zeroBytes(void *dst, size_t nbytes, int32_t device);
+/// Waits for the current stream of `device`.
+Error synchronize(int32_t device);
+
+/// Elementwise strided copy within one device, on its current stream.
+Error stridedCopy(const CopyPlan &plan, void *dst, const void *src,
+                  size_t itemSize, int32_t device);
+
+/// out = beta * addend + alpha * (a @ b) through cuBLAS, for 2-D operands
+/// (mm, addmm) or 3-D ones (bmm). `addend` may be null (then beta is 0).
+Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
+             const Tensor *addend, double beta, double alpha);
+
+} // namespace aoti::shims::cuda
+
+#endif // AOTI_SHIMS_CUDA_API_H
