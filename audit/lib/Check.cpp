@@ -34,6 +34,22 @@ bool CheckFacts::isRequired(StringRef Name) const {
   return false;
 }
 
+bool loaderAccepts(const CheckFacts &F, const PluginFacts &P) {
+  if (!F.HostMissingLibraries.empty() || !P.MissingLibraries.empty())
+    return false;
+  for (const MissingVersionNode &V : F.HostMissingVersions)
+    if (!V.Weak)
+      return false;
+  for (const MissingVersionNode &V : P.MissingVersions)
+    if (!V.Weak)
+      return false;
+  for (const SymbolFacts &S : P.Symbols)
+    if (S.Status == SymbolStatus::Missing ||
+        S.Status == SymbolStatus::VersionMismatch)
+      return false;
+  return true;
+}
+
 namespace {
 
 /// Name -> definitions in one file's static symbol table, built on demand.

@@ -43,15 +43,18 @@ static void report(const CheckFacts &F, MissingReason R, const Rule &Self,
                "(or build that file without -fvisibility=hidden; CMake: "
                "CXX_VISIBILITY_PRESET)";
     } else {
-      Fd.Message = formatv("{0} is defined in {1} but made local (a version "
-                           "script's `local:`, --exclude-libs, or `static`), "
-                           "so it is not exported",
+      Fd.Message = formatv("{0} is defined in {1} but local there (hidden "
+                           "visibility, a version script's `local:`, "
+                           "--exclude-libs, or `static`), so it is not "
+                           "exported",
                            fixtext::quote(S.Ref->Name),
                            fixtext::quote(fixtext::base(Site.File)))
                        .str();
-      Fd.Fix = formatv("list it under `global:` in the version script "
-                       "(`global: {0};`), or drop --exclude-libs for the "
-                       "archive that defines it",
+      Fd.Fix = formatv("export it: give it default visibility "
+                       "(__attribute__((visibility(\"default\"))), or no "
+                       "-fvisibility=hidden), list it under `global:` in the "
+                       "version script (`global: {0};`), or drop "
+                       "--exclude-libs for the archive that defines it",
                        Glob)
                    .str();
     }

@@ -105,7 +105,7 @@ json::Value findingJson(const Finding &Fd) {
   return O;
 }
 
-bool loads(const std::vector<Finding> &Fs, StringRef Plugin) {
+bool clean(const std::vector<Finding> &Fs, StringRef Plugin) {
   for (const Finding &Fd : Fs)
     if (Fd.Sev == Severity::Error && (Fd.Plugin.empty() || Fd.Plugin == Plugin))
       return false;
@@ -120,7 +120,8 @@ void printJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
   for (const PluginFacts &P : F.Plugins) {
     json::Object PO;
     PO["path"] = P.Path;
-    PO["loads"] = loads(Fs, P.Path);
+    PO["loads"] = loaderAccepts(F, P);
+    PO["ok"] = clean(Fs, P.Path);
     json::Array Syms;
     for (const SymbolFacts &S : P.Symbols)
       Syms.push_back(symbolJson(F, S));
@@ -163,12 +164,12 @@ void printText(const CheckFacts &F, const std::vector<Finding> &Fs,
               sys::path::filename(F.Process->object(S.Providers[0].Object).Path))];
       }
     }
-    bool Ok = loads(Fs, P.Path);
+    bool Loads = loaderAccepts(F, P), Ok = clean(Fs, P.Path);
     Failing += !Ok;
     OS << "plugin " << P.Path << ": ";
     if (Color)
       OS.changeColor(Ok ? raw_ostream::GREEN : raw_ostream::RED, true);
-    OS << (Ok ? "loads" : "fails to load");
+    OS << (Ok ? "OK, loads" : Loads ? "loads, but breaks a rule" : "fails to load");
     if (Color)
       OS.resetColor();
     OS << formatv(" ({0} of {1} symbols bound", Bound, P.Symbols.size());
@@ -188,7 +189,7 @@ void printText(const CheckFacts &F, const std::vector<Finding> &Fs,
     (Fd.Sev == Severity::Error ? Errors
      : Fd.Sev == Severity::Warning ? Warnings
                                    : Notes)++;
-  OS << formatv("{0} plugin(s), {1} fail to load; {2} error(s), {3} "
+  OS << formatv("{0} plugin(s), {1} with errors; {2} error(s), {3} "
                 "warning(s), {4} note(s)\n",
                 F.Plugins.size(), Failing, Errors, Warnings, Notes);
 }

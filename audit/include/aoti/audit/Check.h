@@ -85,6 +85,12 @@ struct PluginFacts {
   std::vector<MissingVersionNode> MissingVersions;
 };
 
+struct CheckFacts;
+
+/// Whether ld.so would load the plugin: every checked reference binds, every
+/// needed library and version exists. Policy (uniqueness) is not part of it.
+bool loaderAccepts(const CheckFacts &F, const PluginFacts &P);
+
 struct CheckFacts {
   CheckOptions Options;
   std::unique_ptr<ProcessModel> Process;
