@@ -1,0 +1,188 @@
+//===- Model.h - Loading and running AOTInductor models ---------*- C++ -*-===//
+//
+// A Model is one AOTInductor model container loaded into this process: from a
+// .pt2 package (a zip whose <root>/data/aotinductor/model/ folder holds the
+// .so, its metadata, an optional weights blob and cubins), or from a bare
+// .so with its weights blob and cubin directory beside it or given.
+//
+// Loading never crashes the process on a bad model. Before dlopen the
+// model's undefined dynamic symbols are checked against this process, and a
+// load error names every one that is missing; the model is then opened with
+// RTLD_NOW | RTLD_LOCAL, so nothing is left to fail at first call.
+//
+// The process must provide the aoti_torch_* shims (libaoti_shims) in its
+// global scope, and for CUDA models the CUDA runtime (libcudart.so): a model
+// has no DT_NEEDED on either. All tensor work here goes through those same
+// shims, so the backend itself does not depend on CUDA.
+//
+// Ownership follows the container ABI: Run steals the input handles and
+// hands back owning output handles, one handle possibly in several slots.
+// OutputSet owns each distinct handle once.
+//
+// A Model is not thread-safe; run it from one thread at a time.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_BACKEND_MODEL_H
+#define AOTI_BACKEND_MODEL_H
+
+#include "aoti/backend/Error.h"
+#include "aoti/backend/Tensor.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct AtenTensorOpaque;
+
+namespace aoti::backend {
+
+enum class DeviceType : int32_t { CPU = 0, CUDA = 1 };
+
+struct Device {
+  DeviceType Type = DeviceType::CPU;
+  int32_t Index = 0;
+
+  /// "cpu", "cuda" (device 0) or "cuda:N".
+  static Expected<Device> parse(const std::string &Text);
+  /// The string the container's CreateWithDevice takes ("cpu", "cuda:N").
+  std::string str() const;
+};
+
+struct LoadOptions {
+  /// The device to run on; by default the one the model was compiled for
+  /// (its metadata's AOTI_DEVICE_KEY), else cuda:0.
+  std::optional<Device> TargetDevice;
+  /// For a .so: the weights blob; default <stem>_weights.blob beside it.
+  std::optional<std::string> WeightsPath;
+  /// For a .so: where its .cubin files are; default the .so's directory.
+  std::optional<std::string> CubinDir;
+  /// Turn on the model's own input checks (dtype, shape, strides, device) by
+  /// setting AOTI_RUNTIME_CHECK_INPUTS=1 before the model first runs, unless
+  /// the environment already sets it.
+  bool CheckInputs = true;
+  /// Check the model's undefined symbols before dlopen (see above). Off only
+  /// to observe what dlopen itself reports.
+  bool PrecheckSymbols = true;
+  /// Use RunSingleThreaded when the model has it.
+  bool SingleThreaded = false;
+  size_t NumModels = 1;
+};
+
+/// What is known about a tensor: a name, and where known a dtype and shape
+/// (-1 for a dynamic dimension).
+struct TensorSpec {
+  std::string Name;
+  std::optional<DType> Type;
+  std::optional<std::vector<int64_t>> Shape;
+};
+
+struct ConstantInfo {
+  std::string Name;
+  std::string OriginalFQN;
+  std::optional<DType> Type;
+  size_t DataSize = 0;
+};
+
+/// An owning aoti_torch tensor handle.
+class TensorHandle {
+public:
+  TensorHandle() = default;
+  explicit TensorHandle(AtenTensorOpaque *Handle) : H(Handle) {}
+  TensorHandle(TensorHandle &&O) noexcept : H(O.release()) {}
+  TensorHandle &operator=(TensorHandle &&O) noexcept;
+  TensorHandle(const TensorHandle &) = delete;
+  TensorHandle &operator=(const TensorHandle &) = delete;
+  ~TensorHandle() { reset(); }
+
+  AtenTensorOpaque *get() const { return H; }
+  AtenTensorOpaque *release() {
+    AtenTensorOpaque *R = H;
+    H = nullptr;
+    return R;
+  }
+  void reset();
+
+  /// dtype and shape through the shims.
+  Expected<TensorSpec> describe(std::string Name) const;
+
+private:
+  AtenTensorOpaque *H = nullptr;
+};
+
+/// Inputs resident on the model's device. Each run passes new handles that
+/// share these tensors' storage, so one upload serves many runs.
+struct DeviceInputs {
+  std::vector<TensorHandle> Tensors;
+};
+
+/// The outputs of one run. Slot I holds Unique[SlotToUnique[I]]; a model may
+/// return one handle in several slots, and it is owned (deleted) once.
+struct OutputSet {
+  std::vector<TensorHandle> Unique;
+  std::vector<size_t> SlotToUnique;
+
+  size_t size() const { return SlotToUnique.size(); }
+  AtenTensorOpaque *slot(size_t I) const {
+    return Unique[SlotToUnique[I]].get();
+  }
+};
+
+class Model {
+public:
+  /// Loads a .pt2 package or a .so. Never throws.
+  static Expected<std::unique_ptr<Model>> load(const std::string &Path,
+                                               const LoadOptions &Options = {});
+  ~Model();
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  const std::string &path() const;
+  Device device() const;
+  /// Metadata's AOTI_DEVICE_KEY ("cuda", "cpu"), empty when unknown.
+  const std::string &compiledForDevice() const;
+  /// Input names, with the dtype and shape the model was compiled for when
+  /// its generated source is at hand (a .pt2 holds it); otherwise name only.
+  const std::vector<TensorSpec> &inputs() const;
+  const std::vector<std::string> &outputNames() const;
+  const std::vector<ConstantInfo> &constants() const;
+  /// Bytes the model wants from a weights blob (0: none).
+  uint64_t constantsBlobSize() const;
+  /// The weights file that was loaded, empty if none.
+  const std::string &weightsPath() const;
+  /// Lines worth telling a user (a blob longer than expected, a model's
+  /// warnings printed during load).
+  const std::vector<std::string> &notes() const;
+
+  /// Converts host inputs to what the model declares (float32 data for a
+  /// bfloat16 or float16 input is rounded to nearest even) and copies them
+  /// to the device. Fails on a wrong count; leaves dtype and shape checks to
+  /// the model.
+  Expected<DeviceInputs> upload(const std::vector<HostTensor> &Inputs,
+                                void *Stream);
+  /// One run on Stream (a cudaStream_t for CUDA models; ignored on CPU).
+  /// When CaptureDiagnostics is set, what the model prints to stderr during
+  /// the run is captured and, on failure, becomes part of the error.
+  Expected<OutputSet> run(const DeviceInputs &Inputs, void *Stream,
+                          bool CaptureDiagnostics = true);
+  /// Copies outputs to the host, as dense C-order tensors. Synchronous.
+  Expected<std::vector<HostTensor>> download(const OutputSet &Outputs,
+                                             void *Stream);
+  /// upload, run, download.
+  Expected<std::vector<HostTensor>> run(const std::vector<HostTensor> &Inputs,
+                                        void *Stream = nullptr);
+  /// Frees outputs on Stream's order (stream-ordered device frees).
+  void release(OutputSet &Outputs, void *Stream);
+
+  class Impl;
+
+private:
+  explicit Model(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace aoti::backend
+
+#endif

@@ -1,0 +1,108 @@
+//===- Files.h - Model files: packages, metadata, generated source -*- C++ -*-===//
+#ifndef AOTI_BACKEND_FILES_H
+#define AOTI_BACKEND_FILES_H
+
+#include "aoti/backend/Error.h"
+#include "aoti/backend/Model.h"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aoti::backend {
+
+/// A private directory removed, with what is in it, on destruction.
+class TempDir {
+public:
+  static Expected<TempDir> create();
+  TempDir(TempDir &&O) noexcept : Path(std::move(O.Path)) { O.Path.clear(); }
+  TempDir &operator=(TempDir &&O) noexcept;
+  ~TempDir();
+  const std::string &path() const { return Path; }
+
+private:
+  explicit TempDir(std::string P) : Path(std::move(P)) {}
+  std::string Path;
+};
+
+/// Bytes in a 64-byte-aligned buffer: a weights blob may be used in place by
+/// a CPU model, which expects its constants aligned.
+class AlignedBytes {
+public:
+  AlignedBytes() = default;
+  explicit AlignedBytes(size_t Size);
+  const std::byte *data() const { return Data.get(); }
+  std::byte *data() { return Data.get(); }
+  size_t size() const { return Size; }
+
+private:
+  struct Free {
+    void operator()(std::byte *P) const;
+  };
+  std::unique_ptr<std::byte[], Free> Data;
+  size_t Size = 0;
+};
+
+/// Everything the loader takes from a model's files, whether they came from a
+/// package or lie beside a .so.
+struct ModelFiles {
+  std::string SoPath;
+  std::string CubinDir;
+  /// The metadata JSON text, empty when there is none.
+  std::string Metadata;
+  std::string WeightsPath; // for messages; empty when there is no blob
+  std::optional<AlignedBytes> Weights;
+  /// The generated <hash>.wrapper.cpp, empty when absent.
+  std::string WrapperSource;
+  std::optional<TempDir> Extracted;
+};
+
+enum class FileFormat { Zip, Elf, Other };
+Expected<FileFormat> sniff(const std::string &Path);
+
+/// Extracts the model of a .pt2 package (its <root>/data/aotinductor/model/
+/// folder) into a new temporary directory.
+Expected<ModelFiles> openPackage(const std::string &Path);
+/// A bare .so: metadata, weights and source are looked for beside it
+/// (<stem>_metadata.json, <stem>_weights.blob, <stem>.cpp for <stem>.so).
+Expected<ModelFiles> openSharedObject(const std::string &Path,
+                                      const LoadOptions &Options);
+
+Expected<AlignedBytes> readFile(const std::string &Path);
+
+/// The string value of a top-level key of a JSON object, if the text is a
+/// JSON object and the key holds a string.
+std::optional<std::string> jsonStringField(std::string_view Json,
+                                           std::string_view Key);
+
+/// Input dtypes and static shapes as declared by the check_input_<i>
+/// functions AOTInductor generates into the wrapper source. One entry per
+/// input found; best effort, for converting host data before upload.
+std::vector<TensorSpec> declaredInputs(std::string_view WrapperSource);
+
+/// Captures what is written to file descriptor 2 while alive. A model prints
+/// its exception messages there ("Error: ...") before returning a failure
+/// code; this is how they reach the error value.
+class StderrCapture {
+public:
+  StderrCapture();
+  ~StderrCapture();
+  StderrCapture(const StderrCapture &) = delete;
+  StderrCapture &operator=(const StderrCapture &) = delete;
+  /// Stops capturing and returns what was written.
+  std::string finish();
+  /// Stops capturing and writes what was captured to the real stderr.
+  void replay();
+
+private:
+  int Saved = -1;
+  int Sink = -1;
+  bool Done = false;
+};
+
+} // namespace aoti::backend
+
+#endif

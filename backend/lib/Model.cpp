@@ -1,0 +1,578 @@
+//===- Model.cpp - Loading and running AOTInductor models -----------------===//
+//
+// The order of loading matters and is the point of this file:
+//
+//   1. find the model's files (package or .so) and its device;
+//   2. read its undefined dynamic symbols and check each against this
+//      process, so that one error names them all;
+//   3. dlopen(RTLD_NOW | RTLD_LOCAL): binding is complete before any code of
+//      the model runs past its static initialisers;
+//   4. create the container, then check and load the weights blob.
+//
+// Everything after that goes through the container entry points and the
+// aoti_torch_* shims; a model reports failures by printing to stderr and
+// returning non-zero, so stderr is captured around the calls that can fail.
+//
+//===----------------------------------------------------------------------===//
+#include "aoti/backend/Model.h"
+
+#include "DynamicImports.h"
+#include "Files.h"
+
+#include <aoti/shim.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+namespace aoti::backend {
+
+const char *toString(ErrorKind K) {
+  switch (K) {
+  case ErrorKind::InvalidArgument: return "invalid argument";
+  case ErrorKind::BadFile: return "bad file";
+  case ErrorKind::NotAModel: return "not an AOTInductor model";
+  case ErrorKind::DeviceMismatch: return "device mismatch";
+  case ErrorKind::MissingSymbols: return "missing symbols";
+  case ErrorKind::Weights: return "weights";
+  case ErrorKind::LoadFailed: return "load failed";
+  case ErrorKind::RunFailed: return "run failed";
+  case ErrorKind::Io: return "i/o";
+  }
+  return "error";
+}
+
+// --- Devices -------------------------------------------------------------
+
+Expected<Device> Device::parse(const std::string &Text) {
+  if (Text == "cpu")
+    return Device{DeviceType::CPU, 0};
+  if (Text == "cuda")
+    return Device{DeviceType::CUDA, 0};
+  if (Text.rfind("cuda:", 0) == 0 && Text.size() > 5 && Text.size() < 9 &&
+      std::all_of(Text.begin() + 5, Text.end(), [](char C) { return C >= '0' && C <= '9'; }))
+    return Device{DeviceType::CUDA, std::atoi(Text.c_str() + 5)};
+  return Error(ErrorKind::InvalidArgument,
+               "bad device '" + Text + "' (expected cpu, cuda or cuda:N)");
+}
+
+std::string Device::str() const {
+  return Type == DeviceType::CPU ? "cpu" : "cuda:" + std::to_string(Index);
+}
+
+// --- Tensor handles ----------------------------------------------------------
+
+TensorHandle &TensorHandle::operator=(TensorHandle &&O) noexcept {
+  if (this != &O) {
+    reset();
+    H = O.release();
+  }
+  return *this;
+}
+
+void TensorHandle::reset() {
+  if (H)
+    aoti_torch_delete_tensor_object(H);
+  H = nullptr;
+}
+
+static std::string shimError(const char *What) {
+  std::string Msg = What;
+  const char *Detail = aoti_shims_last_error();
+  if (Detail && *Detail)
+    Msg += std::string(": ") + Detail;
+  return Msg;
+}
+
+Expected<TensorSpec> TensorHandle::describe(std::string Name) const {
+  int32_t Code = 0;
+  int64_t Dim = 0, *Sizes = nullptr;
+  if (aoti_torch_get_dtype(H, &Code) != 0 || aoti_torch_get_dim(H, &Dim) != 0 ||
+      aoti_torch_get_sizes(H, &Sizes) != 0)
+    return Error(ErrorKind::RunFailed, shimError("cannot describe a tensor"));
+  TensorSpec S{std::move(Name), dtypeFromCode(Code), std::vector<int64_t>(Sizes, Sizes + Dim)};
+  return S;
+}
+
+// --- The container ABI ---------------------------------------------------------
+
+namespace {
+
+struct ContainerOpaque;
+using ContainerHandle = ContainerOpaque *;
+using RuntimeError = int32_t;
+
+using CreateWithDeviceFn = RuntimeError (*)(ContainerHandle *, size_t, const char *, const char *);
+using DeleteFn = RuntimeError (*)(ContainerHandle);
+using RunFn = RuntimeError (*)(ContainerHandle, AtenTensorHandle *, size_t, AtenTensorHandle *,
+                               size_t, void *, void *);
+using CountFn = RuntimeError (*)(ContainerHandle, size_t *);
+using NameFn = RuntimeError (*)(ContainerHandle, size_t, const char **);
+using DTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
+using DataSizeFn = RuntimeError (*)(ContainerHandle, size_t, size_t *);
+using BlobSizeFn = RuntimeError (*)(ContainerHandle, uint64_t *);
+using UpdateFromBlobFn = RuntimeError (*)(ContainerHandle, const uint8_t *);
+
+constexpr const char *CreateSymbol = "AOTInductorModelContainerCreateWithDevice";
+
+/// Makes Stream the current CUDA stream for the shims while alive, so their
+/// stream-ordered allocations, copies and frees follow the model's work.
+class StreamScope {
+public:
+  StreamScope(const Device &D, void *Stream) {
+    if (D.Type == DeviceType::CUDA &&
+        aoti_torch_create_cuda_stream_guard(Stream, D.Index, &Guard) != 0)
+      Guard = nullptr;
+  }
+  ~StreamScope() {
+    if (Guard)
+      aoti_torch_delete_cuda_stream_guard(Guard);
+  }
+  StreamScope(const StreamScope &) = delete;
+  StreamScope &operator=(const StreamScope &) = delete;
+
+private:
+  CUDAStreamGuardHandle Guard = nullptr;
+};
+
+std::string trimmed(std::string S) {
+  while (!S.empty() && (S.back() == '\n' || S.back() == ' '))
+    S.pop_back();
+  return S;
+}
+
+std::string describeMissing(const std::string &So,
+                            const std::vector<UnresolvedSymbol> &Missing) {
+  std::string Msg = So + " cannot be loaded: " + std::to_string(Missing.size()) +
+                    (Missing.size() == 1 ? " symbol it needs is" : " symbols it needs are") +
+                    " not defined in this process:";
+  bool Shims = false, Cuda = false;
+  std::string NewerLibc;
+  for (const UnresolvedSymbol &S : Missing) {
+    Msg += "\n  " + S.Name;
+    if (!S.Version.empty())
+      Msg += " (version " + S.Version + ")";
+    Shims |= S.Name.rfind("aoti_torch_", 0) == 0;
+    Cuda |= S.Name.rfind("cuda", 0) == 0;
+    if (S.Version.rfind("GLIBC_", 0) == 0 && S.Version > NewerLibc)
+      NewerLibc = S.Version;
+  }
+  if (Shims)
+    Msg += "\nhint: the host must export the aoti_torch_* shims: link libaoti_shims.a with "
+           "--whole-archive and --export-dynamic, or link libaoti_shims.so";
+  if (Cuda)
+    Msg += "\nhint: the host must provide the CUDA runtime in its global scope: link the "
+           "shared libcudart.so (the model has no DT_NEEDED on it)";
+  if (!NewerLibc.empty())
+    Msg += "\nhint: the model was built against a newer C library (" + NewerLibc +
+           ") than this system has";
+  return Msg;
+}
+
+} // namespace
+
+class Model::Impl {
+public:
+  ~Impl();
+
+  Status load(const std::string &Path, const LoadOptions &Options);
+  Status createContainer();
+  Status loadWeights();
+  void describe();
+
+  template <typename Fn> Fn symbol(const char *Name) {
+    return reinterpret_cast<Fn>(dlsym(Library, Name));
+  }
+
+  std::string Path;
+  LoadOptions Options;
+  ModelFiles Files;
+  Device Dev;
+  std::string CompiledFor;
+  void *Library = nullptr;
+  ContainerHandle Container = nullptr;
+
+  CreateWithDeviceFn Create = nullptr;
+  DeleteFn Delete = nullptr;
+  RunFn Run = nullptr;
+  CountFn NumInputs = nullptr, NumOutputs = nullptr;
+  NameFn InputName = nullptr, OutputName = nullptr;
+
+  std::vector<TensorSpec> Inputs;
+  std::vector<std::string> OutputNames;
+  std::vector<ConstantInfo> Constants;
+  uint64_t BlobSize = 0;
+  std::vector<std::string> Notes;
+};
+
+Model::Impl::~Impl() {
+  if (Container && Delete)
+    Delete(Container);
+  if (Library)
+    dlclose(Library);
+}
+
+Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
+  Path = P;
+  Options = O;
+  Expected<FileFormat> Format = sniff(Path);
+  if (!Format)
+    return Format.takeError();
+  if (*Format == FileFormat::Other)
+    return Error(ErrorKind::NotAModel,
+                 Path + ": not an AOTInductor model (neither a .pt2 package nor an ELF .so)");
+  Expected<ModelFiles> F = *Format == FileFormat::Zip ? openPackage(Path)
+                                                      : openSharedObject(Path, Options);
+  if (!F)
+    return F.takeError();
+  Files = std::move(*F);
+
+  // The device: what was asked for must be what the model was compiled for.
+  if (std::optional<std::string> Key = jsonStringField(Files.Metadata, "AOTI_DEVICE_KEY"))
+    CompiledFor = *Key;
+  if (Options.TargetDevice) {
+    Dev = *Options.TargetDevice;
+  } else {
+    Dev = CompiledFor == "cpu" ? Device{DeviceType::CPU, 0} : Device{DeviceType::CUDA, 0};
+  }
+  const std::string Asked = Dev.Type == DeviceType::CPU ? "cpu" : "cuda";
+  if (!CompiledFor.empty() && CompiledFor != Asked)
+    return Error(ErrorKind::DeviceMismatch,
+                 Path + ": the model was compiled for " + CompiledFor + " and cannot run on " +
+                     Dev.str());
+
+  // What it needs from us, before dlopen gets a chance to fail on the first.
+  Expected<DynamicImports> Imports = readDynamicImports(Files.SoPath);
+  if (!Imports)
+    return Imports.takeError();
+  if (std::find(Imports->Exports.begin(), Imports->Exports.end(), CreateSymbol) ==
+      Imports->Exports.end())
+    return Error(ErrorKind::NotAModel, Path + ": defines no " + std::string(CreateSymbol) +
+                                           ": not an AOTInductor model");
+  if (Options.PrecheckSymbols) {
+    std::vector<UnresolvedSymbol> Missing = findUnresolved(*Imports);
+    if (!Missing.empty())
+      return Error(ErrorKind::MissingSymbols, describeMissing(Path, Missing));
+  }
+
+  // The generated code reads this once, at its first run.
+  if (Options.CheckInputs)
+    setenv("AOTI_RUNTIME_CHECK_INPUTS", "1", /*overwrite=*/0);
+
+  Library = dlopen(Files.SoPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!Library) {
+    const char *Why = dlerror();
+    return Error(ErrorKind::LoadFailed, Path + ": dlopen failed: " + (Why ? Why : "unknown error"));
+  }
+  Create = symbol<CreateWithDeviceFn>(CreateSymbol);
+  Delete = symbol<DeleteFn>("AOTInductorModelContainerDelete");
+  Run = symbol<RunFn>(Options.SingleThreaded ? "AOTInductorModelContainerRunSingleThreaded"
+                                             : "AOTInductorModelContainerRun");
+  if (!Run && Options.SingleThreaded)
+    Run = symbol<RunFn>("AOTInductorModelContainerRun");
+  NumInputs = symbol<CountFn>("AOTInductorModelContainerGetNumInputs");
+  NumOutputs = symbol<CountFn>("AOTInductorModelContainerGetNumOutputs");
+  InputName = symbol<NameFn>("AOTInductorModelContainerGetInputName");
+  OutputName = symbol<NameFn>("AOTInductorModelContainerGetOutputName");
+  if (!Create || !Delete || !Run || !NumInputs || !NumOutputs)
+    return Error(ErrorKind::NotAModel,
+                 Path + ": lacks the AOTInductor container entry points (Delete, Run, "
+                        "GetNumInputs, GetNumOutputs)");
+  if (Status S = createContainer(); !S)
+    return S;
+  if (Status S = loadWeights(); !S)
+    return S;
+  describe();
+  return Status::success();
+}
+
+Status Model::Impl::createContainer() {
+  StderrCapture Capture;
+  const std::string DeviceText = Dev.str();
+  RuntimeError E = Create(&Container, Options.NumModels, DeviceText.c_str(),
+                          Files.CubinDir.empty() ? nullptr : Files.CubinDir.c_str());
+  std::string Said = trimmed(Capture.finish());
+  if (E != 0 || !Container) {
+    Container = nullptr;
+    return Error(ErrorKind::LoadFailed,
+                 Path + ": creating the model container on " + DeviceText + " failed" +
+                     (Said.empty() ? "" : ": " + Said));
+  }
+  if (!Said.empty())
+    Notes.push_back(Said);
+  return Status::success();
+}
+
+Status Model::Impl::loadWeights() {
+  auto BlobSizeOf = symbol<BlobSizeFn>("AOTInductorModelContainerGetConstantsBlobSize");
+  auto Update = symbol<UpdateFromBlobFn>("AOTInductorModelUpdateConstantsFromBlob");
+  bool SizeKnown = BlobSizeOf && BlobSizeOf(Container, &BlobSize) == 0;
+  const size_t Have = Files.Weights ? Files.Weights->size() : 0;
+  if (SizeKnown && BlobSize > 0) {
+    if (!Files.Weights)
+      return Error(ErrorKind::Weights,
+                   Path + ": the model needs a weights blob of " + std::to_string(BlobSize) +
+                       " bytes and none was found (give it with the weights option, or put "
+                       "<stem>_weights.blob beside the .so)");
+    if (Have < BlobSize)
+      return Error(ErrorKind::Weights, Files.WeightsPath + " is " + std::to_string(Have) +
+                                           " bytes; the model needs " +
+                                           std::to_string(BlobSize) + " (short or wrong blob)");
+    if (Have > BlobSize)
+      Notes.push_back(Files.WeightsPath + " is " + std::to_string(Have) +
+                      " bytes, more than the " + std::to_string(BlobSize) +
+                      " the model reads");
+  }
+  if (!Files.Weights || Have == 0 || (SizeKnown && BlobSize == 0))
+    return Status::success();
+  if (!Update)
+    return Error(ErrorKind::Weights,
+                 Path + ": has a weights blob but no AOTInductorModelUpdateConstantsFromBlob");
+  StderrCapture Capture;
+  RuntimeError E = Update(Container, reinterpret_cast<const uint8_t *>(Files.Weights->data()));
+  std::string Said = trimmed(Capture.finish());
+  if (E != 0)
+    return Error(ErrorKind::Weights, Path + ": loading the weights blob " + Files.WeightsPath +
+                                         " failed" + (Said.empty() ? "" : ": " + Said));
+  if (!Said.empty())
+    Notes.push_back(Said);
+  return Status::success();
+}
+
+void Model::Impl::describe() {
+  size_t NIn = 0, NOut = 0;
+  NumInputs(Container, &NIn);
+  NumOutputs(Container, &NOut);
+  std::vector<TensorSpec> Declared = declaredInputs(Files.WrapperSource);
+  if (Declared.size() != NIn)
+    Declared.assign(NIn, TensorSpec{});
+  for (size_t I = 0; I < NIn; ++I) {
+    const char *Name = nullptr;
+    if (!InputName || InputName(Container, I, &Name) != 0 || !Name)
+      Name = "";
+    Declared[I].Name = *Name ? Name : "input" + std::to_string(I);
+  }
+  Inputs = std::move(Declared);
+  for (size_t I = 0; I < NOut; ++I) {
+    const char *Name = nullptr;
+    if (!OutputName || OutputName(Container, I, &Name) != 0 || !Name || !*Name)
+      OutputNames.push_back("output" + std::to_string(I));
+    else
+      OutputNames.emplace_back(Name);
+  }
+
+  auto NumConstants = symbol<CountFn>("AOTInductorModelContainerGetNumConstants");
+  auto ConstantName = symbol<NameFn>("AOTInductorModelContainerGetConstantName");
+  auto ConstantFQN = symbol<NameFn>("AOTInductorModelContainerGetConstantOriginalFQN");
+  auto ConstantDType = symbol<DTypeFn>("AOTInductorModelContainerGetConstantDtype");
+  auto ConstantSize = symbol<DataSizeFn>("AOTInductorModelContainerGetConstantDataSize");
+  size_t NC = 0;
+  if (!NumConstants || NumConstants(Container, &NC) != 0)
+    return;
+  for (size_t I = 0; I < NC; ++I) {
+    ConstantInfo C;
+    const char *S = nullptr;
+    if (ConstantName && ConstantName(Container, I, &S) == 0 && S)
+      C.Name = S;
+    if (ConstantFQN && ConstantFQN(Container, I, &S) == 0 && S)
+      C.OriginalFQN = S;
+    int32_t Code = 0;
+    if (ConstantDType && ConstantDType(Container, I, &Code) == 0)
+      C.Type = dtypeFromCode(Code);
+    if (ConstantSize)
+      ConstantSize(Container, I, &C.DataSize);
+    Constants.push_back(std::move(C));
+  }
+}
+
+// --- Model -------------------------------------------------------------------
+
+Model::Model(std::unique_ptr<Impl> I) : P(std::move(I)) {}
+Model::~Model() = default;
+
+Expected<std::unique_ptr<Model>> Model::load(const std::string &Path,
+                                             const LoadOptions &Options) {
+  auto I = std::make_unique<Impl>();
+  if (Status S = I->load(Path, Options); !S)
+    return S.takeError();
+  return std::unique_ptr<Model>(new Model(std::move(I)));
+}
+
+const std::string &Model::path() const { return P->Path; }
+Device Model::device() const { return P->Dev; }
+const std::string &Model::compiledForDevice() const { return P->CompiledFor; }
+const std::vector<TensorSpec> &Model::inputs() const { return P->Inputs; }
+const std::vector<std::string> &Model::outputNames() const { return P->OutputNames; }
+const std::vector<ConstantInfo> &Model::constants() const { return P->Constants; }
+uint64_t Model::constantsBlobSize() const { return P->BlobSize; }
+const std::string &Model::weightsPath() const { return P->Files.WeightsPath; }
+const std::vector<std::string> &Model::notes() const { return P->Notes; }
+
+static std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &Shape) {
+  std::vector<int64_t> Strides(Shape.size());
+  int64_t S = 1;
+  for (size_t I = Shape.size(); I-- > 0;) {
+    Strides[I] = S;
+    S *= std::max<int64_t>(Shape[I], 1);
+  }
+  return Strides;
+}
+
+Expected<DeviceInputs> Model::upload(const std::vector<HostTensor> &Inputs, void *Stream) {
+  const std::vector<TensorSpec> &Specs = P->Inputs;
+  if (Inputs.size() != Specs.size()) {
+    std::string Names;
+    for (const TensorSpec &S : Specs)
+      Names += (Names.empty() ? "" : ", ") + S.Name;
+    return Error(ErrorKind::InvalidArgument,
+                 "the model takes " + std::to_string(Specs.size()) + " input" +
+                     (Specs.size() == 1 ? "" : "s") + (Names.empty() ? "" : " (" + Names + ")") +
+                     ", got " + std::to_string(Inputs.size()));
+  }
+  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
+                                                           : aoti_torch_device_type_cpu();
+  StreamScope Scope(P->Dev, Stream);
+  DeviceInputs Out;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    const HostTensor *Src = &Inputs[I];
+    std::optional<HostTensor> Converted;
+    if (Specs[I].Type && *Specs[I].Type != Src->Type && isFloatingPoint(*Specs[I].Type) &&
+        isFloatingPoint(Src->Type)) {
+      Expected<HostTensor> C = convert(*Src, *Specs[I].Type);
+      if (!C)
+        return C.takeError();
+      Converted = std::move(*C);
+      Src = &*Converted;
+    }
+    const std::vector<int64_t> Strides = contiguousStrides(Src->Shape);
+    const auto NDim = static_cast<int64_t>(Src->Shape.size());
+    const auto Code = static_cast<int32_t>(Src->Type);
+    AtenTensorHandle Dev = nullptr, Host = nullptr;
+    if (aoti_torch_empty_strided(NDim, Src->Shape.data(), Strides.data(), Code, DevType,
+                                 P->Dev.Index, &Dev) != 0)
+      return Error(ErrorKind::RunFailed,
+                   shimError(("cannot allocate input " + Specs[I].Name + " on " + P->Dev.str()).c_str()));
+    TensorHandle Owned(Dev);
+    if (Src->numel() > 0) {
+      if (aoti_torch_create_tensor_from_blob(const_cast<std::byte *>(Src->Data.data()), NDim,
+                                             Src->Shape.data(), Strides.data(), 0, Code,
+                                             aoti_torch_device_type_cpu(), 0, &Host) != 0)
+        return Error(ErrorKind::RunFailed, shimError("cannot wrap host input data"));
+      TensorHandle HostOwned(Host);
+      if (aoti_torch_copy_(Dev, Host, /*non_blocking=*/0) != 0)
+        return Error(ErrorKind::RunFailed,
+                     shimError(("cannot copy input " + Specs[I].Name + " to " + P->Dev.str()).c_str()));
+    }
+    Out.Tensors.push_back(std::move(Owned));
+  }
+  return Out;
+}
+
+Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Capture) {
+  Impl &M = *P;
+  if (Inputs.Tensors.size() != M.Inputs.size())
+    return Error(ErrorKind::InvalidArgument, "the model takes " + std::to_string(M.Inputs.size()) +
+                                                 " inputs, got " +
+                                                 std::to_string(Inputs.Tensors.size()));
+  // The model steals what it is given: hand it new handles onto the same
+  // storage, so the uploaded inputs serve the next run too.
+  std::vector<AtenTensorHandle> In(Inputs.Tensors.size(), nullptr);
+  for (size_t I = 0; I < In.size(); ++I)
+    if (aoti_torch_new_tensor_handle(Inputs.Tensors[I].get(), &In[I]) != 0) {
+      for (size_t J = 0; J < I; ++J)
+        aoti_torch_delete_tensor_object(In[J]);
+      return Error(ErrorKind::RunFailed, shimError("cannot make an input handle"));
+    }
+  std::vector<AtenTensorHandle> Out(M.OutputNames.size(), nullptr);
+  StreamScope Scope(M.Dev, Stream);
+  std::optional<StderrCapture> Captured;
+  if (Capture)
+    Captured.emplace();
+  RuntimeError E = M.Run(M.Container, In.data(), In.size(), Out.data(), Out.size(), Stream,
+                         /*proxy_executor=*/nullptr);
+  std::string Said = Captured ? trimmed(Captured->finish()) : std::string();
+  if (E != 0) {
+    // Whether the model deleted the input handles depends on how far it got
+    // (its input checks run before it takes them). Leaking them is the only
+    // choice that cannot double-free.
+    std::string Msg = "the model's run failed";
+    if (!Said.empty())
+      Msg += ": " + Said;
+    return Error(ErrorKind::RunFailed, Msg);
+  }
+  if (!Said.empty()) {
+    std::fwrite(Said.data(), 1, Said.size(), stderr);
+    std::fputc('\n', stderr);
+  }
+  OutputSet R;
+  std::map<AtenTensorHandle, size_t> Seen;
+  for (size_t I = 0; I < Out.size(); ++I) {
+    auto [It, New] = Seen.emplace(Out[I], R.Unique.size());
+    if (New)
+      R.Unique.emplace_back(Out[I]);
+    R.SlotToUnique.push_back(It->second);
+  }
+  if (Seen.count(nullptr))
+    return Error(ErrorKind::RunFailed, "the model returned an empty output slot");
+  return R;
+}
+
+Expected<std::vector<HostTensor>> Model::download(const OutputSet &Outputs, void *Stream) {
+  StreamScope Scope(P->Dev, Stream);
+  std::vector<HostTensor> Unique;
+  for (size_t U = 0; U < Outputs.Unique.size(); ++U) {
+    AtenTensorHandle H = Outputs.Unique[U].get();
+    Expected<TensorSpec> Spec = Outputs.Unique[U].describe("");
+    if (!Spec)
+      return Spec.takeError();
+    if (!Spec->Type) {
+      int32_t Code = -1;
+      aoti_torch_get_dtype(H, &Code);
+      return Error(ErrorKind::RunFailed, "an output has dtype code " + std::to_string(Code) +
+                                             ", which the backend cannot read");
+    }
+    HostTensor T(*Spec->Type, *Spec->Shape);
+    if (T.numel() > 0) {
+      const std::vector<int64_t> Strides = contiguousStrides(T.Shape);
+      AtenTensorHandle Host = nullptr;
+      if (aoti_torch_create_tensor_from_blob(T.Data.data(), static_cast<int64_t>(T.Shape.size()),
+                                             T.Shape.data(), Strides.data(), 0,
+                                             static_cast<int32_t>(T.Type),
+                                             aoti_torch_device_type_cpu(), 0, &Host) != 0)
+        return Error(ErrorKind::RunFailed, shimError("cannot wrap host output buffer"));
+      TensorHandle HostOwned(Host);
+      if (aoti_torch_copy_(Host, H, /*non_blocking=*/0) != 0)
+        return Error(ErrorKind::RunFailed, shimError("cannot copy an output to the host"));
+    }
+    Unique.push_back(std::move(T));
+  }
+  std::vector<HostTensor> R;
+  for (size_t I = 0; I < Outputs.size(); ++I)
+    R.push_back(Unique[Outputs.SlotToUnique[I]]);
+  return R;
+}
+
+void Model::release(OutputSet &Outputs, void *Stream) {
+  StreamScope Scope(P->Dev, Stream);
+  Outputs.Unique.clear();
+  Outputs.SlotToUnique.clear();
+}
+
+Expected<std::vector<HostTensor>> Model::run(const std::vector<HostTensor> &Inputs,
+                                             void *Stream) {
+  Expected<DeviceInputs> In = upload(Inputs, Stream);
+  if (!In)
+    return In.takeError();
+  Expected<OutputSet> Out = run(*In, Stream);
+  if (!Out)
+    return Out.takeError();
+  Expected<std::vector<HostTensor>> Host = download(*Out, Stream);
+  release(*Out, Stream);
+  StreamScope Scope(P->Dev, Stream);
+  In->Tensors.clear();
+  return Host;
+}
+
+} // namespace aoti::backend

@@ -1,0 +1,175 @@
+//===- Tensor.cpp - Element types and host tensors ------------------------===//
+#include "aoti/backend/Tensor.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace aoti::backend {
+
+namespace {
+struct DTypeInfo {
+  DType Type;
+  std::string_view Name;
+  std::string_view Short;
+  size_t Size;
+};
+constexpr DTypeInfo Infos[] = {
+    {DType::UInt8, "uint8", "u8", 1},       {DType::Int8, "int8", "i8", 1},
+    {DType::Int16, "int16", "i16", 2},      {DType::Int32, "int32", "i32", 4},
+    {DType::Int64, "int64", "i64", 8},      {DType::Float16, "float16", "f16", 2},
+    {DType::Float32, "float32", "f32", 4},  {DType::Float64, "float64", "f64", 8},
+    {DType::Bool, "bool", "b8", 1},         {DType::BFloat16, "bfloat16", "bf16", 2},
+    {DType::UInt16, "uint16", "u16", 2},
+};
+
+const DTypeInfo &info(DType T) {
+  for (const DTypeInfo &I : Infos)
+    if (I.Type == T)
+      return I;
+  return Infos[0]; // unreachable for valid enumerators
+}
+} // namespace
+
+std::optional<DType> dtypeFromCode(int32_t Code) {
+  for (const DTypeInfo &I : Infos)
+    if (static_cast<int32_t>(I.Type) == Code)
+      return I.Type;
+  return std::nullopt;
+}
+
+std::string_view dtypeName(DType T) { return info(T).Name; }
+size_t elementSize(DType T) { return info(T).Size; }
+
+std::optional<DType> parseDType(std::string_view Name) {
+  for (const DTypeInfo &I : Infos)
+    if (I.Name == Name || I.Short == Name)
+      return I.Type;
+  return std::nullopt;
+}
+
+bool isFloatingPoint(DType T) {
+  return T == DType::Float16 || T == DType::Float32 || T == DType::Float64 ||
+         T == DType::BFloat16;
+}
+
+std::optional<int64_t> numelOf(const std::vector<int64_t> &Shape) {
+  int64_t N = 1;
+  for (int64_t D : Shape) {
+    if (D < 0)
+      return std::nullopt;
+    if (D != 0 && N > std::numeric_limits<int64_t>::max() / D)
+      return std::nullopt;
+    N *= D;
+  }
+  return N;
+}
+
+std::string shapeString(const std::vector<int64_t> &Shape) {
+  std::string S = "[";
+  for (size_t I = 0; I < Shape.size(); ++I) {
+    if (I)
+      S += ", ";
+    S += std::to_string(Shape[I]);
+  }
+  return S + "]";
+}
+
+HostTensor::HostTensor(DType T, std::vector<int64_t> Dims)
+    : Type(T), Shape(std::move(Dims)) {
+  Data.resize(static_cast<size_t>(numelOf(Shape).value_or(0)) * elementSize(Type));
+}
+
+int64_t HostTensor::numel() const { return numelOf(Shape).value_or(0); }
+
+// bfloat16 is the high half of a float32; rounding to nearest even keeps the
+// sign and turns NaN payloads that would round to infinity into a quiet NaN.
+uint16_t floatToBFloat16(float F) {
+  uint32_t U = std::bit_cast<uint32_t>(F);
+  if (std::isnan(F))
+    return static_cast<uint16_t>((U >> 16) | 0x40);
+  U += 0x7FFF + ((U >> 16) & 1);
+  return static_cast<uint16_t>(U >> 16);
+}
+
+float bfloat16ToFloat(uint16_t B) {
+  return std::bit_cast<float>(static_cast<uint32_t>(B) << 16);
+}
+
+uint16_t floatToHalf(float F) {
+  uint32_t U = std::bit_cast<uint32_t>(F);
+  uint32_t Sign = (U >> 16) & 0x8000;
+  uint32_t Abs = U & 0x7FFFFFFF;
+  if (Abs >= 0x7F800000) // inf or NaN
+    return static_cast<uint16_t>(Sign | 0x7C00 | (Abs > 0x7F800000 ? 0x200 : 0));
+  if (Abs >= 0x477FF000) // rounds to >= 65520: overflow to infinity
+    return static_cast<uint16_t>(Sign | 0x7C00);
+  if (Abs < 0x38800000) { // below the smallest normal half: subnormal or 0
+    // Scale into the subnormal range with a float add, which rounds to
+    // nearest even for us: 0.5f has its ulp at 2^-24, the half subnormal ulp.
+    float Shifted = std::bit_cast<float>(Abs) + 0.5f;
+    return static_cast<uint16_t>(Sign | (std::bit_cast<uint32_t>(Shifted) - 0x3F000000));
+  }
+  uint32_t Mant = Abs + 0xC8000FFF + ((Abs >> 13) & 1); // rebias, round
+  return static_cast<uint16_t>(Sign | (Mant >> 13));
+}
+
+float halfToFloat(uint16_t H) {
+  uint32_t Sign = static_cast<uint32_t>(H & 0x8000) << 16;
+  uint32_t Exp = (H >> 10) & 0x1F;
+  uint32_t Mant = H & 0x3FF;
+  if (Exp == 0x1F)
+    return std::bit_cast<float>(Sign | 0x7F800000 | (Mant << 13));
+  if (Exp == 0) {
+    float F = std::ldexp(static_cast<float>(Mant), -24);
+    return Sign ? -F : F;
+  }
+  return std::bit_cast<float>(Sign | ((Exp + 112) << 23) | (Mant << 13));
+}
+
+double HostTensor::valueAt(int64_t I) const {
+  switch (Type) {
+  case DType::UInt8: return data<uint8_t>()[I];
+  case DType::Int8: return data<int8_t>()[I];
+  case DType::Int16: return data<int16_t>()[I];
+  case DType::UInt16: return data<uint16_t>()[I];
+  case DType::Int32: return data<int32_t>()[I];
+  case DType::Int64: return static_cast<double>(data<int64_t>()[I]);
+  case DType::Float16: return halfToFloat(data<uint16_t>()[I]);
+  case DType::BFloat16: return bfloat16ToFloat(data<uint16_t>()[I]);
+  case DType::Float32: return data<float>()[I];
+  case DType::Float64: return data<double>()[I];
+  case DType::Bool: return data<uint8_t>()[I] ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+Expected<HostTensor> convert(const HostTensor &T, DType To) {
+  if (T.Type == To)
+    return T;
+  if (!isFloatingPoint(T.Type) || !isFloatingPoint(To))
+    return Error(ErrorKind::InvalidArgument,
+                 "cannot convert " + std::string(dtypeName(T.Type)) + " to " +
+                     std::string(dtypeName(To)) +
+                     ": only floating-point types convert");
+  HostTensor R(To, T.Shape);
+  const int64_t N = T.numel();
+  for (int64_t I = 0; I < N; ++I) {
+    double V = T.valueAt(I);
+    switch (To) {
+    case DType::Float64: R.data<double>()[I] = V; break;
+    case DType::Float32: R.data<float>()[I] = static_cast<float>(V); break;
+    case DType::BFloat16:
+      R.data<uint16_t>()[I] = floatToBFloat16(static_cast<float>(V));
+      break;
+    case DType::Float16:
+      R.data<uint16_t>()[I] = floatToHalf(static_cast<float>(V));
+      break;
+    default: break;
+    }
+  }
+  return R;
+}
+
+} // namespace aoti::backend

@@ -1,0 +1,483 @@
+//===- BackendTest.cpp - The backend on the CPU, with a model-like plugin -===//
+//
+// This executable is the host: it links the shims whole-archive and exports
+// them (aoti::shims_static), so the fake model binds its aoti_torch_* here.
+//
+//===----------------------------------------------------------------------===//
+#include "Fixtures.h"
+
+#include "../../backend/lib/DynamicImports.h"
+#include "../../backend/lib/Files.h"
+#include "aoti/backend/Compare.h"
+#include "aoti/backend/Model.h"
+#include "aoti/backend/Npy.h"
+
+#include <aoti/shim.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+namespace fs = std::filesystem;
+using namespace aoti::backend;
+using aoti::testing::FixtureB;
+using aoti::testing::FixtureW;
+using aoti::testing::fixtureX;
+
+namespace {
+
+class FixtureDir : public ::testing::Environment {
+public:
+  void SetUp() override {
+    char Template[] = "/tmp/aoti-backend-test-XXXXXX";
+    ASSERT_NE(mkdtemp(Template), nullptr);
+    Dir = Template;
+    std::string E = aoti::testing::writeFixtures(Dir, {FAKE_MODEL_SO, FAKE_MISSING_MODEL_SO,
+                                                       NOT_A_MODEL_SO});
+    ASSERT_EQ(E, "");
+  }
+  void TearDown() override {
+    std::error_code EC;
+    fs::remove_all(Dir, EC);
+  }
+  static std::string Dir;
+};
+std::string FixtureDir::Dir;
+
+std::string fixture(const std::string &Name) { return FixtureDir::Dir + "/" + Name; }
+
+HostTensor inputX(int64_t Rows = 3) {
+  HostTensor X(DType::Float32, {Rows, 4});
+  for (int64_t I = 0; I < X.numel(); ++I)
+    X.data<float>()[I] = fixtureX(static_cast<int>(I / 4), static_cast<int>(I % 4));
+  return X;
+}
+
+LoadOptions cpu() {
+  LoadOptions O;
+  O.TargetDevice = Device{DeviceType::CPU, 0};
+  return O;
+}
+
+void expectY(const HostTensor &Y, int64_t Rows) {
+  ASSERT_EQ(Y.Type, DType::Float32);
+  ASSERT_EQ(Y.Shape, (std::vector<int64_t>{Rows, 4}));
+  for (int R = 0; R < Rows; ++R)
+    for (int C = 0; C < 4; ++C)
+      EXPECT_FLOAT_EQ(Y.data<float>()[R * 4 + C], fixtureX(R, C) * FixtureW[C] + FixtureB[C]);
+}
+
+// --- .npy -------------------------------------------------------------------
+
+TEST(Npy, RoundTripsEveryDType) {
+  for (DType T : {DType::Float32, DType::Float16, DType::Float64, DType::Int64, DType::Int32,
+                  DType::Int16, DType::Int8, DType::UInt8, DType::Bool, DType::UInt16}) {
+    HostTensor A(T, {2, 3});
+    for (size_t I = 0; I < A.Data.size(); ++I)
+      A.Data[I] = std::byte(T == DType::Bool ? (I / elementSize(T)) % 2 : (I * 7 + 1) & 0xFF);
+    std::string Bytes = serializeNpy(A);
+    EXPECT_EQ((Bytes.size() - A.Data.size()) % 64, 0u) << dtypeName(T);
+    Expected<HostTensor> B = parseNpy(std::as_bytes(std::span(Bytes)), "t.npy");
+    ASSERT_TRUE(B) << B.error().message();
+    EXPECT_EQ(B->Type, T);
+    EXPECT_EQ(B->Shape, A.Shape);
+    EXPECT_EQ(B->Data, A.Data);
+  }
+}
+
+TEST(Npy, HeaderIsWhatNumPyWrites) {
+  HostTensor A(DType::Float32, {3});
+  std::string Bytes = serializeNpy(A);
+  EXPECT_EQ(Bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  EXPECT_NE(Bytes.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"),
+            std::string::npos);
+  EXPECT_EQ(Bytes[Bytes.size() - A.Data.size() - 1], '\n');
+  HostTensor S(DType::Int64, {});
+  EXPECT_NE(serializeNpy(S).find("'shape': (), }"), std::string::npos);
+}
+
+TEST(Npy, BFloat16IsWrittenAsFloat32AndReadFromV2) {
+  HostTensor A = *convert(inputX(), DType::BFloat16);
+  std::string Bytes = serializeNpy(A);
+  Expected<HostTensor> B = parseNpy(std::as_bytes(std::span(Bytes)), "t.npy");
+  ASSERT_TRUE(B);
+  EXPECT_EQ(B->Type, DType::Float32);
+  EXPECT_FLOAT_EQ(B->data<float>()[5], fixtureX(1, 1));
+
+  std::string V2 = serializeNpy(HostTensor(DType::UInt16, {2}));
+  V2.replace(V2.find("<u2"), 3, "<V2");
+  Expected<HostTensor> C = parseNpy(std::as_bytes(std::span(V2)), "v2.npy");
+  ASSERT_TRUE(C);
+  EXPECT_EQ(C->Type, DType::BFloat16);
+}
+
+TEST(Npy, RejectsWhatItCannotReadExactly) {
+  auto Fails = [](std::string Bytes, const char *Why) {
+    Expected<HostTensor> T = parseNpy(std::as_bytes(std::span(Bytes)), "bad.npy");
+    ASSERT_FALSE(T) << Why;
+    EXPECT_EQ(T.error().kind(), ErrorKind::BadFile);
+    EXPECT_NE(T.error().message().find(Why), std::string::npos) << T.error().message();
+  };
+  const std::string Good = serializeNpy(inputX());
+  Fails("not numpy at all", "magic");
+  Fails(Good.substr(0, Good.size() - 1), "needs 48 bytes of data, the file has 47");
+  Fails(Good + "x", "the file has 49");
+  std::string F = Good;
+  F.replace(F.find("False"), 5, "True ");
+  Fails(F, "Fortran-order");
+  std::string BE = Good;
+  BE.replace(BE.find("<f4"), 3, ">f4");
+  Fails(BE, "big-endian");
+  std::string C = Good;
+  C.replace(C.find("<f4"), 3, "<c8");
+  Fails(C, "'<c8' is not supported");
+  std::string V = Good;
+  V[6] = 9;
+  Fails(V, "format version 9.0");
+  std::string Neg = Good;
+  Neg.replace(Neg.find("(3, 4)"), 6, "(3,-4)");
+  Fails(Neg, "non-negative integers");
+}
+
+TEST(Npy, ReadsFilesAndNamesThemInErrors) {
+  Expected<HostTensor> X = readNpy(fixture("x.npy"));
+  ASSERT_TRUE(X) << X.error().message();
+  EXPECT_EQ(X->Shape, (std::vector<int64_t>{3, 4}));
+  Expected<HostTensor> Missing = readNpy(fixture("nope.npy"));
+  ASSERT_FALSE(Missing);
+  EXPECT_NE(Missing.error().message().find("nope.npy: cannot open"), std::string::npos);
+  EXPECT_FALSE(readNpy(fixture("truncated.npy")));
+  EXPECT_FALSE(readNpy(fixture("fortran.npy")));
+}
+
+// --- dtypes and comparisons --------------------------------------------------
+
+TEST(Tensor, HalfAndBFloat16RoundToNearestEven) {
+  EXPECT_EQ(floatToBFloat16(1.0f), 0x3F80);
+  EXPECT_EQ(floatToBFloat16(1.00390625f), 0x3F80);   // halfway: to even
+  EXPECT_EQ(floatToBFloat16(1.01171875f), 0x3F82);   // halfway: to even (up)
+  EXPECT_TRUE(std::isnan(bfloat16ToFloat(floatToBFloat16(NAN))));
+  EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00);
+  EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
+  EXPECT_EQ(floatToHalf(5.9604645e-08f), 0x0001); // smallest subnormal
+  EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048), 0x3C00); // halfway: to even
+  for (uint32_t H = 0; H < 0x7C00; ++H)
+    ASSERT_EQ(floatToHalf(halfToFloat(static_cast<uint16_t>(H))), H) << H;
+  EXPECT_FALSE(convert(HostTensor(DType::Int64, {2}), DType::Float32));
+}
+
+TEST(Compare, ToleranceNaNAndIntegers) {
+  HostTensor A(DType::Float32, {3}), E(DType::Float32, {3});
+  float *a = A.data<float>(), *e = E.data<float>();
+  a[0] = 1.0f, e[0] = 1.0f;
+  a[1] = 2.001f, e[1] = 2.0f;
+  a[2] = NAN, e[2] = NAN;
+  Comparison C = compare(A, E, {1e-3, 0});
+  EXPECT_TRUE(C.Match);
+  C = compare(A, E, {1e-4, 0});
+  EXPECT_FALSE(C.Match);
+  EXPECT_EQ(C.Mismatched, 1);
+  EXPECT_EQ(C.FirstMismatch, 1);
+  e[2] = 0;
+  EXPECT_FALSE(compare(A, E, {1, 1}).Match);
+
+  HostTensor I(DType::Int64, {2}), J(DType::Int32, {2});
+  I.data<int64_t>()[1] = 5;
+  J.data<int32_t>()[1] = 5;
+  EXPECT_TRUE(compare(I, J, {}).Match);
+  J.data<int32_t>()[1] = 6;
+  EXPECT_FALSE(compare(I, J, {1, 1}).Match); // tolerances do not apply
+  EXPECT_NE(compare(I, A, {}).Incompatible, "");
+  EXPECT_NE(compare(A, HostTensor(DType::Float32, {4}), {}).Incompatible, "");
+  EXPECT_TRUE(compare(*convert(A, DType::BFloat16), A, {1e-2, 0}).Incompatible.empty());
+}
+
+// --- metadata and the generated source --------------------------------------
+
+TEST(Files, MetadataDeviceKey) {
+  EXPECT_EQ(jsonStringField(R"({"AOTI_DEVICE_KEY": "cuda", "x": 1})", "AOTI_DEVICE_KEY"), "cuda");
+  EXPECT_EQ(jsonStringField(R"({"a": {"AOTI_DEVICE_KEY": "no"}, "AOTI_DEVICE_KEY": "cpu"})",
+                            "AOTI_DEVICE_KEY"),
+            "cpu");
+  EXPECT_EQ(jsonStringField(R"({"a": [1, "x", {"b": true}], "k": "v\"q"})", "k"), "v\"q");
+  EXPECT_EQ(jsonStringField("not json", "k"), std::nullopt);
+  EXPECT_EQ(jsonStringField(R"({"k": 3})", "k"), std::nullopt);
+}
+
+TEST(Files, DeclaredInputsFromGeneratedChecks) {
+  // Shaped like torch 2.11's generated check_input_<i> functions.
+  const char *Src = R"(
+AOTI_NOINLINE static void check_input_0(
+    AtenTensorHandle* input_handles
+) {
+    int32_t arg0_1_expected_dtype = aoti_torch_dtype_bfloat16();
+    if (arg0_1_expected_dtype != arg0_1_dtype) {
+    }
+    auto arg0_1_size = arg0_1.sizes();
+    if (arg0_1_size[0] < 2) {
+        ss << "input_handles[0]: dim value is too small at 0, "
+           << arg0_1_size[0] << "\n";
+    }
+    if (64 != arg0_1_size[1]) {
+           << "expected: 64, " << "but got: " << arg0_1_size[1]
+    }
+}
+AOTI_NOINLINE static void check_input_1(
+    AtenTensorHandle* input_handles
+) {
+    int32_t arg1_1_expected_dtype = aoti_torch_dtype_int64();
+}
+static bool _check_aoti_runtime_check_inputs_env() {
+)";
+  std::vector<TensorSpec> S = declaredInputs(Src);
+  ASSERT_EQ(S.size(), 2u);
+  EXPECT_EQ(S[0].Type, DType::BFloat16);
+  EXPECT_EQ(S[0].Shape, (std::vector<int64_t>{-1, 64}));
+  EXPECT_EQ(S[1].Type, DType::Int64);
+  EXPECT_FALSE(S[1].Shape);
+  EXPECT_TRUE(declaredInputs("no checks here").empty());
+}
+
+// --- what a model needs from the process -------------------------------------
+
+TEST(DynamicImports, ReadsAModelsUndefinedSymbols) {
+  Expected<DynamicImports> D = readDynamicImports(FAKE_MODEL_SO);
+  ASSERT_TRUE(D) << D.error().message();
+  auto Has = [&](const char *Name) {
+    for (const ImportedSymbol &S : D->Imports)
+      if (S.Name == Name)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(Has("aoti_torch_empty_strided"));
+  EXPECT_TRUE(Has("aoti_torch__reinterpret_tensor"));
+  EXPECT_FALSE(Has("AOTInductorModelContainerRun")); // defined, not imported
+  EXPECT_NE(std::find(D->Exports.begin(), D->Exports.end(), "AOTInductorModelContainerRun"),
+            D->Exports.end());
+  EXPECT_NE(std::find(D->Needed.begin(), D->Needed.end(), "libc.so.6"), D->Needed.end());
+  // glibc references carry their version.
+  bool Versioned = false;
+  for (const ImportedSymbol &S : D->Imports)
+    Versioned |= S.Version.rfind("GLIBC_", 0) == 0;
+  EXPECT_TRUE(Versioned);
+  // This process exports the shims, so nothing is missing.
+  EXPECT_TRUE(findUnresolved(*D).empty());
+}
+
+TEST(DynamicImports, NamesEveryMissingSymbol) {
+  Expected<DynamicImports> D = readDynamicImports(FAKE_MISSING_MODEL_SO);
+  ASSERT_TRUE(D);
+  std::vector<UnresolvedSymbol> M = findUnresolved(*D);
+  ASSERT_EQ(M.size(), 2u);
+  EXPECT_EQ(M[0].Name == "aoti_torch_fake_missing_shim" || M[1].Name == "aoti_torch_fake_missing_shim", true);
+  EXPECT_EQ(M[0].Name == "cudaFakeMissingRuntimeCall" || M[1].Name == "cudaFakeMissingRuntimeCall", true);
+}
+
+TEST(DynamicImports, RejectsFilesThatAreNotSharedObjects) {
+  Expected<DynamicImports> D = readDynamicImports(fixture("garbage.bin"));
+  ASSERT_FALSE(D);
+  EXPECT_EQ(D.error().kind(), ErrorKind::NotAModel);
+}
+
+// --- loading and running ------------------------------------------------------
+
+TEST(Model, LoadsASharedObjectWithItsBlob) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"));
+  ASSERT_TRUE(M) << M.error().message();
+  Model &Mod = **M;
+  EXPECT_EQ(Mod.device().Type, DeviceType::CPU); // from the metadata
+  EXPECT_EQ(Mod.compiledForDevice(), "cpu");
+  ASSERT_EQ(Mod.inputs().size(), 1u);
+  EXPECT_EQ(Mod.inputs()[0].Name, "x");
+  EXPECT_EQ(Mod.outputNames(), (std::vector<std::string>{"y", "y_again", "x_row0"}));
+  ASSERT_EQ(Mod.constants().size(), 2u);
+  EXPECT_EQ(Mod.constants()[1].OriginalFQN, "fc.bias");
+  EXPECT_EQ(Mod.constants()[0].Type, DType::Float32);
+  EXPECT_EQ(Mod.constantsBlobSize(), 32u);
+  EXPECT_EQ(Mod.weightsPath(), fixture("so/m.wrapper_weights.blob"));
+
+  Expected<std::vector<HostTensor>> Out = Mod.run({inputX()});
+  ASSERT_TRUE(Out) << Out.error().message();
+  ASSERT_EQ(Out->size(), 3u);
+  expectY((*Out)[0], 3);
+  expectY((*Out)[1], 3);
+  const HostTensor &Row = (*Out)[2];
+  ASSERT_EQ(Row.Shape, (std::vector<int64_t>{4}));
+  for (int C = 0; C < 4; ++C)
+    EXPECT_FLOAT_EQ(Row.data<float>()[C], fixtureX(0, C));
+}
+
+TEST(Model, LoadsAPackageUnderAnyTopFolder) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("model.pt2"), cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  EXPECT_EQ((*M)->constantsBlobSize(), 32u);
+  EXPECT_NE((*M)->weightsPath().find("some_model/data/aotinductor/model/chash.wrapper_weights.blob"),
+            std::string::npos);
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX(5)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectY((*Out)[0], 5);
+}
+
+TEST(Model, PackageExtractionIsRemoved) {
+  const fs::path Tmp = fs::path(FixtureDir::Dir) / "tmp";
+  fs::create_directories(Tmp);
+  ASSERT_EQ(setenv("TMPDIR", Tmp.c_str(), 1), 0);
+  {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture("model.pt2"), cpu());
+    ASSERT_TRUE(M) << M.error().message();
+    EXPECT_FALSE(fs::is_empty(Tmp));
+  }
+  EXPECT_TRUE(fs::is_empty(Tmp));
+  unsetenv("TMPDIR");
+}
+
+TEST(Model, OutputSlotsShareOneHandleAndViewsOutliveTheInput) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
+  ASSERT_TRUE(M);
+  Expected<DeviceInputs> In = (*M)->upload({inputX()}, nullptr);
+  ASSERT_TRUE(In) << In.error().message();
+  for (int Run = 0; Run < 3; ++Run) { // the uploaded inputs serve many runs
+    Expected<OutputSet> Out = (*M)->run(*In, nullptr);
+    ASSERT_TRUE(Out) << Out.error().message();
+    ASSERT_EQ(Out->size(), 3u);
+    EXPECT_EQ(Out->Unique.size(), 2u);
+    EXPECT_EQ(Out->SlotToUnique, (std::vector<size_t>{0, 0, 1}));
+    EXPECT_EQ(Out->slot(0), Out->slot(1));
+    // The view's storage is the uploaded input's.
+    void *RowData = nullptr, *InData = nullptr;
+    ASSERT_EQ(aoti_torch_get_data_ptr(Out->slot(2), &RowData), 0);
+    ASSERT_EQ(aoti_torch_get_data_ptr(In->Tensors[0].get(), &InData), 0);
+    EXPECT_EQ(RowData, InData);
+    Expected<std::vector<HostTensor>> Host = (*M)->download(*Out, nullptr);
+    ASSERT_TRUE(Host);
+    expectY((*Host)[1], 3);
+    (*M)->release(*Out, nullptr);
+    EXPECT_EQ(Out->size(), 0u);
+  }
+  // The view keeps the storage alive after every other handle is gone.
+  Expected<OutputSet> Out = (*M)->run(*In, nullptr);
+  ASSERT_TRUE(Out);
+  In->Tensors.clear();
+  Expected<std::vector<HostTensor>> Host = (*M)->download(*Out, nullptr);
+  ASSERT_TRUE(Host);
+  EXPECT_FLOAT_EQ((*Host)[2].data<float>()[3], fixtureX(0, 3));
+}
+
+TEST(Model, WrongNumberOfInputs) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
+  ASSERT_TRUE(M);
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX(), inputX()});
+  ASSERT_FALSE(Out);
+  EXPECT_EQ(Out.error().kind(), ErrorKind::InvalidArgument);
+  EXPECT_EQ(Out.error().message(), "the model takes 1 input (x), got 2");
+}
+
+TEST(Model, TheModelsOwnInputCheckIsSurfaced) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
+  ASSERT_TRUE(M);
+  Expected<std::vector<HostTensor>> Out = (*M)->run({HostTensor(DType::Int64, {3, 4})});
+  ASSERT_FALSE(Out);
+  EXPECT_EQ(Out.error().kind(), ErrorKind::RunFailed);
+  EXPECT_NE(Out.error().message().find(
+                "Error: input_handles[0]: unmatched dtype, expected: 6(at::kFloat), but got: 4"),
+            std::string::npos)
+      << Out.error().message();
+  Out = (*M)->run({HostTensor(DType::Float32, {3, 5})});
+  ASSERT_FALSE(Out);
+  EXPECT_NE(Out.error().message().find("unmatched dim value at 1, expected: 4, but got: 5"),
+            std::string::npos);
+}
+
+TEST(Model, MissingAndShortWeightsBlobs) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("noblob/m.wrapper.so"), cpu());
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+  EXPECT_NE(M.error().message().find("needs a weights blob of 32 bytes and none was found"),
+            std::string::npos);
+  M = Model::load(fixture("short/m.wrapper.so"), cpu());
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+  EXPECT_NE(M.error().message().find("is 20 bytes; the model needs 32"), std::string::npos);
+  LoadOptions O = cpu();
+  O.WeightsPath = fixture("so/m.wrapper_weights.blob");
+  EXPECT_TRUE(Model::load(fixture("noblob/m.wrapper.so"), O));
+  O.WeightsPath = fixture("does-not-exist.blob");
+  M = Model::load(fixture("noblob/m.wrapper.so"), O);
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+}
+
+TEST(Model, FilesThatAreNotModels) {
+  for (const char *Name : {"garbage.bin", "nomodel.pt2", "notamodel.so", "x.npy"}) {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture(Name), cpu());
+    ASSERT_FALSE(M) << Name;
+    EXPECT_EQ(M.error().kind(), ErrorKind::NotAModel) << Name << ": " << M.error().message();
+  }
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("nothing-here"), cpu());
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::BadFile);
+}
+
+TEST(Model, ADeviceTheModelWasNotCompiledFor) {
+  LoadOptions O = cpu();
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("cuda.pt2"), O);
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::DeviceMismatch);
+  EXPECT_NE(M.error().message().find("compiled for cuda and cannot run on cpu"), std::string::npos);
+  O.TargetDevice = Device{DeviceType::CUDA, 1};
+  M = Model::load(fixture("model.pt2"), O);
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::DeviceMismatch);
+}
+
+TEST(Model, ContainerCreationFailureCarriesTheModelsMessage) {
+  // Without metadata the device is not checked up front; the model refuses.
+  LoadOptions O;
+  O.TargetDevice = Device{DeviceType::CUDA, 0};
+  fs::copy_file(fixture("so/m.wrapper.so"), fixture("bare.so"), fs::copy_options::overwrite_existing);
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("bare.so"), O);
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::LoadFailed);
+  EXPECT_NE(M.error().message().find("fake model is compiled for cpu, got cuda:0"), std::string::npos)
+      << M.error().message();
+}
+
+TEST(Model, MissingSymbolsAreAllNamedBeforeDlopen) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("missing/m.wrapper.so"), cpu());
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::MissingSymbols);
+  const std::string &E = M.error().message();
+  EXPECT_NE(E.find("2 symbols it needs are not defined in this process"), std::string::npos) << E;
+  EXPECT_NE(E.find("\n  aoti_torch_fake_missing_shim"), std::string::npos) << E;
+  EXPECT_NE(E.find("\n  cudaFakeMissingRuntimeCall"), std::string::npos) << E;
+  EXPECT_NE(E.find("hint: the host must export the aoti_torch_* shims"), std::string::npos);
+  // Without the check, dlopen itself refuses (RTLD_NOW), naming one.
+  LoadOptions O = cpu();
+  O.PrecheckSymbols = false;
+  M = Model::load(fixture("missing/m.wrapper.so"), O);
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::LoadFailed);
+  EXPECT_NE(M.error().message().find("undefined symbol"), std::string::npos) << M.error().message();
+}
+
+TEST(Device, Parse) {
+  EXPECT_EQ(Device::parse("cuda:3")->Index, 3);
+  EXPECT_EQ(Device::parse("cuda")->str(), "cuda:0");
+  EXPECT_EQ(Device::parse("cpu")->Type, DeviceType::CPU);
+  EXPECT_FALSE(Device::parse("cuda:"));
+  EXPECT_FALSE(Device::parse("gpu"));
+  EXPECT_FALSE(Device::parse("cuda:-1"));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new FixtureDir);
+  return RUN_ALL_TESTS();
+}

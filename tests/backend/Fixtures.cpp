@@ -1,0 +1,156 @@
+//===- Fixtures.cpp - Files the backend tests load ------------------------===//
+#include "Fixtures.h"
+
+#include "aoti/backend/Npy.h"
+
+#include <zip.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace aoti::backend;
+
+namespace aoti::testing {
+
+const float FixtureW[4] = {1.0f, 2.0f, -3.0f, 0.5f};
+const float FixtureB[4] = {0.25f, -1.0f, 0.0f, 4.0f};
+float fixtureX(int Row, int Col) { return static_cast<float>(Row * 4 + Col) * 0.5f - 2.0f; }
+
+namespace {
+
+std::string blob(size_t Bytes) {
+  std::string B(reinterpret_cast<const char *>(FixtureW), sizeof FixtureW);
+  B.append(reinterpret_cast<const char *>(FixtureB), sizeof FixtureB);
+  B.resize(Bytes);
+  return B;
+}
+
+std::string metadata(const char *Device) {
+  return std::string("{\"AOTI_DEVICE_KEY\": \"") + Device +
+         "\", \"AOTI_PLATFORM\": \"linux\", \"nested\": {\"a\": [1, 2, {\"b\": null}]}}";
+}
+
+bool writeText(const fs::path &P, const std::string &Text) {
+  fs::create_directories(P.parent_path());
+  std::ofstream Out(P, std::ios::binary | std::ios::trunc);
+  Out << Text;
+  return static_cast<bool>(Out);
+}
+
+std::string readText(const std::string &P) {
+  std::ifstream In(P, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(In), {});
+}
+
+std::string zipFiles(const fs::path &Out,
+                     const std::vector<std::pair<std::string, std::string>> &Files) {
+  int Err = 0;
+  zip_t *Z = zip_open(Out.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &Err);
+  if (!Z)
+    return "cannot create " + Out.string();
+  // libzip reads sources at zip_close; keep the bytes alive until then.
+  std::vector<std::string> Keep;
+  Keep.reserve(Files.size());
+  for (const auto &[Name, Bytes] : Files) {
+    Keep.push_back(Bytes);
+    zip_source_t *S = zip_source_buffer(Z, Keep.back().data(), Keep.back().size(), 0);
+    if (!S || zip_file_add(Z, Name.c_str(), S, ZIP_FL_OVERWRITE) < 0) {
+      zip_source_free(S);
+      zip_discard(Z);
+      return "cannot add " + Name + " to " + Out.string();
+    }
+  }
+  if (zip_close(Z) != 0)
+    return "cannot write " + Out.string();
+  return "";
+}
+
+HostTensor floats(std::vector<int64_t> Shape, float (*Fn)(int, int)) {
+  HostTensor T(DType::Float32, Shape);
+  for (int64_t I = 0; I < T.numel(); ++I)
+    T.data<float>()[I] = Fn(static_cast<int>(I / 4), static_cast<int>(I % 4));
+  return T;
+}
+
+} // namespace
+
+std::string writeFixtures(const std::string &DirName, const Plugins &P) {
+  const fs::path Dir(DirName);
+  std::error_code EC;
+  fs::create_directories(Dir, EC);
+  const std::string So = readText(P.Model);
+  const std::string Missing = readText(P.MissingModel);
+  if (So.empty() || Missing.empty())
+    return "cannot read the plugins " + P.Model + ", " + P.MissingModel;
+
+  bool Ok = writeText(Dir / "so/m.wrapper.so", So) &&
+            writeText(Dir / "so/m.wrapper_metadata.json", metadata("cpu")) &&
+            writeText(Dir / "so/m.wrapper_weights.blob", blob(32)) &&
+            writeText(Dir / "noblob/m.wrapper.so", So) &&
+            writeText(Dir / "noblob/m.wrapper_metadata.json", metadata("cpu")) &&
+            writeText(Dir / "short/m.wrapper.so", So) &&
+            writeText(Dir / "short/m.wrapper_weights.blob", blob(20)) &&
+            writeText(Dir / "short/m.wrapper_metadata.json", metadata("cpu")) &&
+            writeText(Dir / "missing/m.wrapper_metadata.json", metadata("cpu")) &&
+            writeText(Dir / "missing/m.wrapper.so", Missing) &&
+            writeText(Dir / "missing/m.wrapper_weights.blob", blob(32)) &&
+            writeText(Dir / "notamodel.so", readText(P.NotAModel)) &&
+            writeText(Dir / "garbage.bin", "this is not a model\n");
+  if (!Ok)
+    return "cannot write fixtures under " + Dir.string();
+
+  const std::string Folder = "some_model/data/aotinductor/model/";
+  std::vector<std::pair<std::string, std::string>> Package = {
+      {"some_model/archive_format", "pt2"},
+      {"some_model/version", "0"},
+      {Folder + "chash.wrapper.so", So},
+      {Folder + "chash.wrapper_metadata.json", metadata("cpu")},
+      {Folder + "chash.wrapper_weights.blob", blob(32)},
+      {Folder + "chash.wrapper.cpp",
+       // What AOTInductor generates to check an input, reduced to the lines
+       // the backend reads its declared dtype and shape from.
+       "AOTI_NOINLINE static void check_input_0(AtenTensorHandle* input_handles) {\n"
+       "    int32_t arg0_1_expected_dtype = aoti_torch_dtype_float32();\n"
+       "    if (arg0_1_size[0] < 1) {\n"
+       "    if (4 != arg0_1_size[1]) {\n"
+       "}\n"
+       "static bool _check_aoti_runtime_check_inputs_env() {\n"},
+  };
+  if (std::string E = zipFiles(Dir / "model.pt2", Package); !E.empty())
+    return E;
+  Package[3].second = metadata("cuda");
+  if (std::string E = zipFiles(Dir / "cuda.pt2", Package); !E.empty())
+    return E;
+  if (std::string E = zipFiles(Dir / "nomodel.pt2", {{"some_model/data/readme.txt", "no model"}});
+      !E.empty())
+    return E;
+
+  HostTensor X = floats({3, 4}, fixtureX);
+  HostTensor Y = floats({3, 4}, [](int R, int C) {
+    return fixtureX(R, C) * FixtureW[C] + FixtureB[C];
+  });
+  HostTensor Row = floats({4}, [](int, int C) { return fixtureX(0, C); });
+  HostTensor Wrong = Y;
+  Wrong.data<float>()[5] += 1.0f;
+  HostTensor XI64(DType::Int64, {3, 4});
+  HostTensor X35 = floats({3, 5}, [](int R, int C) { return float(R + C); });
+  Expected<HostTensor> X64 = convert(X, DType::Float64);
+  for (auto [Name, T] : {std::pair<const char *, const HostTensor *>{"x.npy", &X},
+                         {"expect_y.npy", &Y}, {"expect_row.npy", &Row},
+                         {"wrong_y.npy", &Wrong}, {"x_i64.npy", &XI64},
+                         {"x_3x5.npy", &X35}, {"x_f64.npy", &*X64}})
+    if (Status S = writeNpy((Dir / Name).string(), *T); !S)
+      return S.error().message();
+  std::string Truncated = serializeNpy(X);
+  Truncated.resize(Truncated.size() - 3);
+  std::string Fortran = serializeNpy(X);
+  Fortran.replace(Fortran.find("False"), 5, "True ");
+  if (!writeText(Dir / "truncated.npy", Truncated) || !writeText(Dir / "fortran.npy", Fortran))
+    return "cannot write the bad .npy files";
+  return "";
+}
+
+} // namespace aoti::testing

@@ -1,0 +1,34 @@
+//===- Fixtures.h - Files the backend tests load ----------------*- C++ -*-===//
+#ifndef AOTI_TESTS_BACKEND_FIXTURES_H
+#define AOTI_TESTS_BACKEND_FIXTURES_H
+
+#include <string>
+
+namespace aoti::testing {
+
+/// The built plugins the fixtures are made from.
+struct Plugins {
+  std::string Model;        ///< the fake model
+  std::string MissingModel; ///< the fake model with two imports nobody defines
+  std::string NotAModel;    ///< an ELF .so without the container entry points
+};
+
+/// Writes into Dir (created if needed), relative names:
+///   so/m.wrapper.so + _metadata.json (cpu) + _weights.blob    a good .so model
+///   model.pt2         the same, zipped under a top folder "some_model/"
+///   cuda.pt2          metadata says cuda
+///   noblob/m.wrapper.so, short/m.wrapper.so (20-byte blob)
+///   missing/m.wrapper.so, notamodel.so, garbage.bin, nomodel.pt2
+///   x.npy (float32 [3,4]), x_i64.npy, x_3x5.npy, x_f64.npy
+///   expect_y.npy, expect_row.npy, wrong_y.npy, truncated.npy, fortran.npy
+/// Returns an error message, empty on success.
+std::string writeFixtures(const std::string &Dir, const Plugins &P);
+
+/// w and b in the blob, and the input: y = x * w + b.
+extern const float FixtureW[4];
+extern const float FixtureB[4];
+float fixtureX(int Row, int Col);
+
+} // namespace aoti::testing
+
+#endif

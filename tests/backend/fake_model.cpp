@@ -1,0 +1,206 @@
+//===- fake_model.cpp - A model-like plugin for the CPU tests -------------===//
+//
+// Implements the AOTInductor container entry points with the signatures a
+// real model exports, and, like a LibTorch-free model, leaves every
+// aoti_torch_* it calls undefined for the host to provide. It computes
+//
+//   y = x * w + b            x: float32 [N, 4]; w, b: float32 [4] (weights blob)
+//
+// and returns three outputs: y, y again in a second slot (one handle in two
+// slots), and x[0] as a view of the input (its storage outlives the stolen
+// input handle). Its input check mimics the generated one: enabled by
+// AOTI_RUNTIME_CHECK_INPUTS, a message on stderr, failure before the inputs
+// are taken.
+//
+// Built with FAKE_MODEL_EXTRA_IMPORTS it also references two symbols no host
+// defines, so that loading it must name both.
+//
+//===----------------------------------------------------------------------===//
+#include <aoti/shim.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+struct Container {
+  float W[4] = {};
+  float B[4] = {};
+  bool ConstantsLoaded = false;
+};
+
+constexpr uint64_t BlobBytes = 8 * sizeof(float);
+const char *const InputNames[] = {"x"};
+const char *const OutputNames[] = {"y", "y_again", "x_row0"};
+const char *const ConstantNames[] = {"w", "b"};
+const char *const ConstantFQNs[] = {"fc.weight", "fc.bias"};
+
+bool checksEnabled() {
+  static const bool On = [] {
+    const char *V = std::getenv("AOTI_RUNTIME_CHECK_INPUTS");
+    return V && V[0] != '0';
+  }();
+  return On;
+}
+
+int32_t fail(const std::string &Msg) {
+  std::cerr << "Error: " << Msg << std::endl;
+  return 1;
+}
+
+} // namespace
+
+using Handle = Container *;
+
+FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_t NumModels,
+                                                              const char *DeviceStr,
+                                                              const char * /*CubinDir*/) {
+  if (NumModels == 0)
+    return fail("num_models must be positive");
+  if (!DeviceStr || std::strcmp(DeviceStr, "cpu") != 0)
+    return fail(std::string("fake model is compiled for cpu, got ") + (DeviceStr ? DeviceStr : "null"));
+  *Ret = new Container;
+  return 0;
+}
+
+FAKE_EXPORT int32_t AOTInductorModelContainerDelete(Handle H) {
+  delete H;
+  return 0;
+}
+
+FAKE_EXPORT int32_t AOTInductorModelContainerGetNumInputs(Handle, size_t *N) {
+  *N = 1;
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetNumOutputs(Handle, size_t *N) {
+  *N = 3;
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetInputName(Handle, size_t I, const char **Name) {
+  if (I >= 1)
+    return 1;
+  *Name = InputNames[I];
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetOutputName(Handle, size_t I, const char **Name) {
+  if (I >= 3)
+    return 1;
+  *Name = OutputNames[I];
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetNumConstants(Handle, size_t *N) {
+  *N = 2;
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantName(Handle, size_t I, const char **Name) {
+  if (I >= 2)
+    return 1;
+  *Name = ConstantNames[I];
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantOriginalFQN(Handle, size_t I,
+                                                                    const char **Name) {
+  if (I >= 2)
+    return 1;
+  *Name = ConstantFQNs[I];
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDtype(Handle, size_t I, int32_t *DType) {
+  if (I >= 2)
+    return 1;
+  *DType = aoti_torch_dtype_float32();
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDataSize(Handle, size_t I, size_t *Size) {
+  if (I >= 2)
+    return 1;
+  *Size = 4 * sizeof(float);
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantsBlobSize(Handle, uint64_t *Size) {
+  *Size = BlobBytes;
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelUpdateConstantsFromBlob(Handle H, const uint8_t *Blob) {
+  std::memcpy(H->W, Blob, sizeof H->W);
+  std::memcpy(H->B, Blob + sizeof H->W, sizeof H->B);
+  H->ConstantsLoaded = true;
+  return 0;
+}
+
+FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inputs,
+                                                 size_t NumInputs, AtenTensorHandle *Outputs,
+                                                 size_t NumOutputs, void * /*Stream*/,
+                                                 void * /*ProxyExecutor*/) {
+  if (NumInputs != 1)
+    return fail("expected 1 inputs, but got " + std::to_string(NumInputs));
+  if (NumOutputs != 3)
+    return fail("expected 3 outputs, but got " + std::to_string(NumOutputs));
+  AtenTensorHandle X = Inputs[0];
+  int32_t DType = -1;
+  int64_t Dim = 0, *Sizes = nullptr;
+  if (aoti_torch_get_dtype(X, &DType) || aoti_torch_get_dim(X, &Dim) ||
+      aoti_torch_get_sizes(X, &Sizes))
+    return fail("cannot read the input");
+  if (checksEnabled()) {
+    if (DType != aoti_torch_dtype_float32())
+      return fail("input_handles[0]: unmatched dtype, expected: 6(at::kFloat), but got: " +
+                  std::to_string(DType));
+    if (Dim != 2)
+      return fail("input_handles[0]: expected 2 dims, but got: " + std::to_string(Dim));
+    if (Sizes[1] != 4)
+      return fail("input_handles[0]: unmatched dim value at 1, expected: 4, but got: " +
+                  std::to_string(Sizes[1]));
+  }
+  if (!H->ConstantsLoaded)
+    return fail("constants were never loaded");
+
+  // From here on the input belongs to us (the real models steal it here).
+  const int64_t N = Sizes[0];
+  const int64_t YSizes[] = {N, 4}, YStrides[] = {4, 1};
+  AtenTensorHandle Y = nullptr, Row = nullptr;
+  int32_t Err = aoti_torch_empty_strided(2, YSizes, YStrides, aoti_torch_dtype_float32(),
+                                         aoti_torch_device_type_cpu(), 0, &Y);
+  const int64_t RowSizes[] = {4}, RowStrides[] = {1};
+  if (!Err)
+    Err = aoti_torch__reinterpret_tensor(X, 1, RowSizes, RowStrides, 0, &Row);
+  void *XData = nullptr, *YData = nullptr;
+  if (!Err)
+    Err = aoti_torch_get_data_ptr(X, &XData) || aoti_torch_get_data_ptr(Y, &YData);
+  if (Err) {
+    aoti_torch_delete_tensor_object(X);
+    return fail("a shim failed");
+  }
+  const float *XF = static_cast<const float *>(XData);
+  float *YF = static_cast<float *>(YData);
+  for (int64_t I = 0; I < N; ++I)
+    for (int J = 0; J < 4; ++J)
+      YF[I * 4 + J] = XF[I * 4 + J] * H->W[J] + H->B[J];
+  aoti_torch_delete_tensor_object(X);
+
+  Outputs[0] = Y;
+  Outputs[1] = Y; // the same handle in two slots, as AOTInductor may return
+  Outputs[2] = Row;
+  return 0;
+}
+
+FAKE_EXPORT int32_t AOTInductorModelContainerRunSingleThreaded(Handle H, AtenTensorHandle *In,
+                                                               size_t NIn, AtenTensorHandle *Out,
+                                                               size_t NOut, void *Stream,
+                                                               void *Proxy) {
+  return AOTInductorModelContainerRun(H, In, NIn, Out, NOut, Stream, Proxy);
+}
+
+#ifdef FAKE_MODEL_EXTRA_IMPORTS
+// Two references no host defines: a shim that does not exist and a CUDA
+// runtime call. Never called; binding them is what must fail.
+extern "C" int32_t aoti_torch_fake_missing_shim(void);
+extern "C" int cudaFakeMissingRuntimeCall(void);
+FAKE_EXPORT int32_t fake_model_needs_missing_symbols(void) {
+  return aoti_torch_fake_missing_shim() + cudaFakeMissingRuntimeCall();
+}
+#endif
