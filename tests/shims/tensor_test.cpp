@@ -75,6 +75,24 @@ TEST(ShimTensor, HostMemoryIsAlignedAndWritable) {
   EXPECT_EQ(data[999], 0xab);
 }
 
+TEST(ShimTensor, AllDataPointerGettersAgree) {
+  TensorHandle base = emptyCpu({8}, {1}, aoti_torch_dtype_int64());
+  const int64_t sizes[] = {4};
+  const int64_t strides[] = {1};
+  TensorHandle view;
+  ASSERT_SHIM_OK(aoti_torch__reinterpret_tensor(base.get(), 1, sizes, strides,
+                                                3, view.out()));
+  void *data = nullptr;
+  void *mutableData = nullptr;
+  const void *constData = nullptr;
+  EXPECT_SHIM_OK(aoti_torch_get_data_ptr(view.get(), &data));
+  EXPECT_SHIM_OK(aoti_torch_get_mutable_data_ptr(view.get(), &mutableData));
+  EXPECT_SHIM_OK(aoti_torch_get_const_data_ptr(view.get(), &constData));
+  EXPECT_EQ(data, dataOf<int64_t>(base) + 3);
+  EXPECT_EQ(mutableData, data);
+  EXPECT_EQ(constData, data);
+}
+
 TEST(ShimTensor, NullStridesMeanContiguous) {
   const int64_t sizes[] = {2, 3, 4};
   TensorHandle t;

@@ -155,8 +155,11 @@ void release(void *data, Device device) noexcept {
     return;
   const int32_t index = device.index;
   ScopedDevice scope(index);
-  if (scope.takeStatus())
+  if (Error err = scope.takeStatus()) {
+    // Leaks the block; a deleter has no one to report to but the last error.
+    recordError("cuda free", err.message().c_str());
     return;
+  }
   // The pool state is known: allocate() set it before this block existed.
   const cudaError_t status =
       poolStates[index].load() == PoolState::Pooled
