@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "check/CheckRules.h"
+#include "dups/DupsRules.h"
 
 #include <algorithm>
 
@@ -41,9 +42,23 @@ const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
   return Rules;
 }
 
+const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
+  static const std::vector<std::unique_ptr<DupsRule>> Rules = [] {
+    std::vector<std::unique_ptr<DupsRule>> R;
+    R.push_back(std::make_unique<StrongDuplicate>());
+    R.push_back(std::make_unique<StrongWeakDuplicate>());
+    R.push_back(std::make_unique<WeakDuplicate>());
+    R.push_back(std::make_unique<CommonDuplicate>());
+    return R;
+  }();
+  return Rules;
+}
+
 std::vector<const RuleInfo *> allRules() {
   std::vector<const RuleInfo *> Out;
   for (const auto &R : checkRules())
+    Out.push_back(&R->info());
+  for (const auto &R : dupsRules())
     Out.push_back(&R->info());
   std::sort(Out.begin(), Out.end(),
             [](const RuleInfo *A, const RuleInfo *B) { return A->Id < B->Id; });
@@ -53,6 +68,13 @@ std::vector<const RuleInfo *> allRules() {
 std::vector<Finding> runCheckRules(const audit::CheckFacts &Facts) {
   std::vector<Finding> Out;
   for (const auto &R : checkRules())
+    R->check(Facts, Out);
+  return Out;
+}
+
+std::vector<Finding> runDupsRules(const audit::DupsFacts &Facts) {
+  std::vector<Finding> Out;
+  for (const auto &R : dupsRules())
     R->check(Facts, Out);
   return Out;
 }

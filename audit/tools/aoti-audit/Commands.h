@@ -21,6 +21,7 @@ enum ExitCode : int { ExitOk = 0, ExitFindings = 1, ExitBadInput = 2 };
 using CommandFn = std::function<int()>;
 
 CommandFn addCheckCommand(CLI::App &App);
+CommandFn addDupsCommand(CLI::App &App);
 CommandFn addRulesCommand(CLI::App &App);
 
 } // namespace aoti::tool

@@ -19,6 +19,7 @@
 
 namespace aoti::audit {
 struct CheckFacts;
+struct DupsFacts;
 }
 
 namespace aoti::rules {
@@ -49,8 +50,20 @@ public:
                      std::vector<Finding> &Out) const = 0;
 };
 
+class DupsRule : public Rule {
+public:
+  virtual void check(const audit::DupsFacts &Facts,
+                     std::vector<Finding> &Out) const = 0;
+};
+
 /// Every `check` rule, in id order.
 const std::vector<std::unique_ptr<CheckRule>> &checkRules();
+
+/// Every `dups` rule, in id order.
+const std::vector<std::unique_ptr<DupsRule>> &dupsRules();
+
+/// Runs every dups rule over the facts.
+std::vector<Finding> runDupsRules(const audit::DupsFacts &Facts);
 
 /// Every rule of every command, for --list-rules and documentation.
 std::vector<const RuleInfo *> allRules();

@@ -1,0 +1,774 @@
+//===- Dups.cpp - The facts behind `aoti-audit dups` ----------------------===//
+//
+// Five passes, shaped so that the expensive part -- parsing archive members
+// -- happens only for members that define a name somebody else defines too:
+//
+//  1. Read every input, several at once (one input per task; an Archive
+//     caches its members and is not thread-safe, so no two threads share
+//     one). An archive with a symbol index contributes its index entries
+//     as-is -- name and member, nothing parsed. A loose object contributes
+//     its global definitions, a shared library its exported ones.
+//  2. Merge every definition into one table, name -> definitions. The names'
+//     hashes were computed in pass 1, in parallel.
+//  3. A name with definitions in two or more places, that the options ask
+//     about, is a candidate. Only now are archive members opened (again one
+//     archive per task) to learn each candidate definition's binding and
+//     type. An index entry the member does not back (a stale index) is
+//     dropped.
+//  4. Each candidate becomes a Duplicate unless, once the shared builds of
+//     archives are set aside (libfoo.so next to libfoo.a: a link takes one
+//     or the other), fewer than two definitions are left.
+//  5. Only if some duplicate has a definition in an archive member or a
+//     shared library: walk the references from the loose objects to find
+//     out which members and libraries a plain link pulls in (Dups.h says
+//     what "a plain link" means). Members are opened here only when they are
+//     pulled in, to follow their own references.
+//
+//===----------------------------------------------------------------------===//
+#include "aoti/audit/Dups.h"
+
+#include "llvm/ADT/CachedHashString.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <set>
+#include <thread>
+
+using namespace llvm;
+
+namespace aoti::audit {
+
+StringRef toString(DuplicateKind K) {
+  switch (K) {
+  case DuplicateKind::StrongStrong: return "strong-strong";
+  case DuplicateKind::StrongWeak: return "strong-weak";
+  case DuplicateKind::WeakWeak: return "weak-weak";
+  case DuplicateKind::Common: return "common";
+  }
+  return "?";
+}
+
+StringRef toString(DefinitionOrigin O) {
+  switch (O) {
+  case DefinitionOrigin::Object: return "object";
+  case DefinitionOrigin::ArchiveMember: return "archive-member";
+  case DefinitionOrigin::SharedLibrary: return "shared-library";
+  }
+  return "?";
+}
+
+StringRef toString(DefinitionStrength S) {
+  switch (S) {
+  case DefinitionStrength::Strong: return "strong";
+  case DefinitionStrength::Weak: return "weak";
+  case DefinitionStrength::Common: return "common";
+  }
+  return "?";
+}
+
+StringRef toString(PullIn P) {
+  switch (P) {
+  case PullIn::Always: return "always";
+  case PullIn::Maybe: return "maybe";
+  case PullIn::Never: return "never";
+  }
+  return "?";
+}
+
+std::string DuplicateDefinition::displayName() const {
+  return Member.empty() ? File : File + "(" + Member + ")";
+}
+
+namespace {
+
+Error inputError(StringRef Path, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "%s: %s",
+                           Path.str().c_str(), Msg.str().c_str());
+}
+
+// --- Expanding the command line ---------------------------------------------
+
+struct InputPath {
+  std::string Path;
+  bool FromDirectory = false; // executables found there are skipped
+};
+
+class InputExpander {
+public:
+  Error add(StringRef Arg, unsigned Depth = 0);
+  std::vector<InputPath> take() { return std::move(Out); }
+
+private:
+  void push(StringRef Path, bool FromDirectory) {
+    sys::fs::UniqueID ID;
+    if (!sys::fs::getUniqueID(Path, ID) && !Seen.insert(ID).second)
+      return; // the same file again, or through a symlink
+    Out.push_back({Path.str(), FromDirectory});
+  }
+  Error addDirectory(StringRef Dir);
+
+  std::vector<InputPath> Out;
+  std::set<sys::fs::UniqueID> Seen;
+};
+
+Error InputExpander::add(StringRef Arg, unsigned Depth) {
+  if (Arg.starts_with("@")) {
+    StringRef List = Arg.drop_front();
+    if (Depth > 8)
+      return inputError(List, "@file nesting is deeper than 8 levels");
+    auto Buf = MemoryBuffer::getFile(List, /*IsText=*/true);
+    if (!Buf)
+      return inputError(List, "cannot read input list: " +
+                                  Buf.getError().message());
+    SmallVector<StringRef, 0> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n');
+    for (StringRef Line : Lines) {
+      Line = Line.trim();
+      if (Line.empty() || Line.starts_with("#"))
+        continue;
+      if (Error E = add(Line, Depth + 1))
+        return E;
+    }
+    return Error::success();
+  }
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(Arg, St))
+    return inputError(Arg, EC.message());
+  if (St.type() == sys::fs::file_type::directory_file)
+    return addDirectory(Arg);
+  if (St.type() != sys::fs::file_type::regular_file)
+    return inputError(Arg, "is not a regular file or a directory");
+  push(Arg, /*FromDirectory=*/false);
+  return Error::success();
+}
+
+bool isBinaryMagic(file_magic M) {
+  switch (M) {
+  case file_magic::archive:
+  case file_magic::elf_relocatable:
+  case file_magic::elf_shared_object:
+  case file_magic::elf_executable:
+  case file_magic::macho_object:
+  case file_magic::macho_dynamically_linked_shared_lib:
+  case file_magic::macho_dynamically_linked_shared_lib_stub:
+  case file_magic::macho_universal_binary:
+  case file_magic::tapi_file:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Error InputExpander::addDirectory(StringRef Dir) {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  // Symlinked directories are not followed (no cycles); symlinked files are.
+  for (sys::fs::recursive_directory_iterator It(Dir, EC, /*follow=*/false), E;
+       It != E && !EC; It.increment(EC)) {
+    sys::fs::file_status St;
+    if (sys::fs::status(It->path(), St) ||
+        St.type() != sys::fs::file_type::regular_file)
+      continue;
+    Files.push_back(It->path());
+  }
+  if (EC)
+    return inputError(Dir, "cannot list directory: " + EC.message());
+  std::sort(Files.begin(), Files.end());
+  for (const std::string &F : Files) {
+    file_magic M;
+    if (identify_magic(F, M) || !isBinaryMagic(M))
+      continue; // sources, scripts, data: not link inputs
+    push(F, /*FromDirectory=*/true);
+  }
+  return Error::success();
+}
+
+// --- Pass 1: reading ---------------------------------------------------------
+
+constexpr uint32_t NoMember = ~0u;
+
+enum class DefState : uint8_t {
+  Known,      // Sym is the definition
+  FromIndex,  // only the archive index says so, not confirmed yet
+  Stale,      // the index says so, the member does not define it
+  Unreadable, // the index says so, the member cannot be read
+};
+
+struct RawDef {
+  CachedHashStringRef Name;
+  uint32_t Member = NoMember;
+  DefState State = DefState::Known;
+  const Symbol *Sym = nullptr;
+};
+
+enum class InputKind : uint8_t { Object, Archive, SharedLibrary, Skipped };
+
+struct LoadedInput {
+  InputPath Where;
+  InputFile In;
+  InputKind Kind = InputKind::Skipped;
+  BinaryFormat Format = BinaryFormat::ELF;
+  /// "libfoo" for libfoo.a and libfoo.so.1: pairs the two builds of a library.
+  std::string LibraryStem;
+  std::vector<RawDef> Defs;
+  std::vector<std::string> Warnings;
+  std::optional<std::string> Failure;
+  uint64_t Size = 0;
+  /// Which archive members were parsed (Archive::member() caches them).
+  std::vector<bool> Opened;
+
+  Expected<const Binary &> member(uint32_t I) {
+    if (Opened.empty())
+      Opened.resize(In.Ar->members().size());
+    if (I < Opened.size())
+      Opened[I] = true;
+    return In.Ar->member(I);
+  }
+};
+
+/// A definition a static linker resolves against: global or weak, in a
+/// section, absolute or common. Hidden visibility does not matter between
+/// relocatable objects (two hidden definitions still collide).
+bool isLinkDefinition(const Symbol &S) {
+  return S.Defined && !S.isLocal() && !S.Name.empty() &&
+         S.Type != SymbolType::Section && S.Type != SymbolType::File;
+}
+
+/// A definition a shared library offers other objects: exported, and not a
+/// non-default version (`foo@V` binds only references asking for V).
+bool isSharedDefinition(const Symbol &S) {
+  return S.isExportedDefinition() && !S.VersionHidden && !S.Name.empty();
+}
+
+/// Non-weak undefined references, the ones that extract archive members
+/// (a weak reference never does).
+template <typename Fn> void forEachStrongReference(const Binary &B, Fn &&Do) {
+  for (const Symbol &S : B.linkSymbols())
+    if (!S.Defined && !S.isWeak() && !S.Name.empty())
+      Do(S.Name);
+}
+
+std::string libraryStem(StringRef FileName, bool Shared) {
+  if (!Shared)
+    return FileName.ends_with(".a") ? FileName.drop_back(2).str() : FileName.str();
+  size_t So = FileName.find(".so");
+  if (So != StringRef::npos &&
+      (So + 3 == FileName.size() || FileName[So + 3] == '.'))
+    return FileName.take_front(So).str();
+  if (FileName.consume_back(".dylib") || FileName.consume_back(".tbd"))
+    while (true) { // libfoo.1.2.dylib -> libfoo
+      size_t Dot = FileName.rfind('.');
+      if (Dot == StringRef::npos ||
+          FileName.drop_front(Dot + 1).find_first_not_of("0123456789") !=
+              StringRef::npos)
+        break;
+      FileName = FileName.take_front(Dot);
+    }
+  return FileName.str();
+}
+
+void addBinaryDefs(const Binary &B, uint32_t Member, std::vector<RawDef> &Out) {
+  if (B.kind() == FileKind::Relocatable) {
+    for (const Symbol &S : B.staticSymbols())
+      if (isLinkDefinition(S))
+        Out.push_back({CachedHashStringRef(S.Name), Member, DefState::Known, &S});
+  } else {
+    for (const Symbol &S : B.dynamicSymbols())
+      if (isSharedDefinition(S))
+        Out.push_back({CachedHashStringRef(S.Name), Member, DefState::Known, &S});
+  }
+}
+
+void loadInput(LoadedInput &L) {
+  auto In = readInput(L.Where.Path);
+  if (!In) {
+    L.Failure = toString(In.takeError());
+    return;
+  }
+  L.In = std::move(*In);
+  if (const Archive *A = L.In.Ar.get()) {
+    L.Kind = InputKind::Archive;
+    L.LibraryStem = libraryStem(sys::path::filename(A->path()), false);
+    auto Open = [&](uint32_t I) -> const Binary * {
+      auto B = L.member(I);
+      if (!B) {
+        L.Warnings.push_back(toString(B.takeError()));
+        return nullptr;
+      }
+      return &*B;
+    };
+    if (A->hasSymbolIndex()) {
+      L.Defs.reserve(A->symbolIndex().size());
+      for (const Archive::IndexEntry &E : A->symbolIndex())
+        L.Defs.push_back({CachedHashStringRef(E.Name), E.MemberIndex,
+                          DefState::FromIndex, nullptr});
+      // The first member tells the object format (Mach-O names carry '_').
+      if (!A->members().empty())
+        if (const Binary *B = Open(0))
+          L.Format = B->format();
+    } else {
+      // No index (`ar q` without `s`): every member has to be read.
+      for (uint32_t I = 0, E = A->members().size(); I != E; ++I)
+        if (const Binary *B = Open(I)) {
+          L.Format = B->format();
+          addBinaryDefs(*B, I, L.Defs);
+        }
+    }
+    return;
+  }
+  const Binary &B = *L.In.Bin;
+  L.Format = B.format();
+  switch (B.kind()) {
+  case FileKind::Relocatable:
+    L.Kind = InputKind::Object;
+    break;
+  case FileKind::SharedLibrary:
+    L.Kind = InputKind::SharedLibrary;
+    L.LibraryStem = libraryStem(
+        B.soname().empty() ? B.fileName() : sys::path::filename(B.soname()),
+        true);
+    break;
+  case FileKind::Executable:
+  case FileKind::Bundle:
+    if (!L.Where.FromDirectory)
+      L.Failure = formatv("{0}: is {1}, not a link input; dups reads objects, "
+                          "archives and shared libraries",
+                          L.Where.Path,
+                          B.kind() == FileKind::Bundle ? "a bundle"
+                                                       : "an executable")
+                      .str();
+    return;
+  case FileKind::Other:
+    L.Failure = formatv("{0}: is not an object, an archive or a shared library",
+                        L.Where.Path)
+                    .str();
+    return;
+  }
+  addBinaryDefs(B, NoMember, L.Defs);
+}
+
+/// Runs Do(I) for I in Order on up to Jobs threads.
+template <typename Fn>
+void parallelFor(const std::vector<size_t> &Order, unsigned Jobs, Fn &&Do) {
+  Jobs = std::min<size_t>(Jobs, Order.size());
+  if (Jobs <= 1) {
+    for (size_t I : Order)
+      Do(I);
+    return;
+  }
+  std::atomic<size_t> Next{0};
+  std::vector<std::thread> Workers;
+  for (unsigned J = 0; J != Jobs; ++J)
+    Workers.emplace_back([&] {
+      for (size_t K; (K = Next.fetch_add(1)) < Order.size();)
+        Do(Order[K]);
+    });
+  for (std::thread &T : Workers)
+    T.join();
+}
+
+// --- Passes 2 to 5 -------------------------------------------------------------
+
+struct DefRef {
+  uint32_t Input;
+  uint32_t Def; // index into LoadedInput::Defs
+};
+
+/// A place that is linked as a whole: a loose object, an archive member, a
+/// shared library.
+using UnitKey = uint64_t;
+UnitKey unitOf(uint32_t Input, uint32_t Member) {
+  return (uint64_t(Input) << 32) | Member;
+}
+
+class DupsAnalyzer {
+public:
+  DupsAnalyzer(DupsFacts &F, std::vector<LoadedInput> &Inputs, unsigned Jobs)
+      : F(F), Inputs(Inputs), Jobs(Jobs) {}
+  void run();
+
+private:
+  const RawDef &def(DefRef R) const { return Inputs[R.Input].Defs[R.Def]; }
+  RawDef &def(DefRef R) { return Inputs[R.Input].Defs[R.Def]; }
+  UnitKey unit(DefRef R) const { return unitOf(R.Input, def(R).Member); }
+
+  void buildTable();
+  bool wanted(StringRef Name, BinaryFormat Format, std::string &Demangled) const;
+  void confirmCandidates();
+  void buildDuplicates();
+  void computePullIn();
+  void finish();
+
+  DupsFacts &F;
+  std::vector<LoadedInput> &Inputs;
+  unsigned Jobs;
+
+  DenseMap<CachedHashStringRef, uint32_t> GroupOf;
+  std::vector<SmallVector<DefRef, 2>> Groups;
+  struct Candidate {
+    uint32_t Group;
+    std::string Demangled;
+  };
+  std::vector<Candidate> Candidates;
+  /// For each F.Duplicates[I], the definitions behind it.
+  std::vector<std::vector<DefRef>> DupDefs;
+};
+
+void DupsAnalyzer::buildTable() {
+  size_t Total = 0;
+  for (const LoadedInput &L : Inputs)
+    Total += L.Defs.size();
+  GroupOf.reserve(Total);
+  for (uint32_t I = 0; I != Inputs.size(); ++I)
+    for (uint32_t D = 0; D != Inputs[I].Defs.size(); ++D) {
+      auto [It, New] = GroupOf.try_emplace(Inputs[I].Defs[D].Name, Groups.size());
+      if (New)
+        Groups.emplace_back();
+      Groups[It->second].push_back({I, D});
+    }
+}
+
+bool DupsAnalyzer::wanted(StringRef Name, BinaryFormat Format,
+                          std::string &Demangled) const {
+  const DupsOptions &O = F.Options;
+  StringRef Source = Name;
+  if (Format == BinaryFormat::MachO)
+    Source.consume_front("_"); // Mach-O prefixes C names with '_'
+  bool Mangled = Source.starts_with("_Z");
+  if (Mangled) {
+    if (!O.Cxx)
+      return false;
+    Demangled = llvm::demangle(std::string_view(Source.data(), Source.size()));
+    if (Demangled == Source)
+      Demangled.clear(); // not valid Itanium mangling after all
+  }
+  if (O.All)
+    return true;
+  StringRef Match = Demangled.empty() ? Source : StringRef(Demangled);
+  for (const std::string &P : O.Prefixes)
+    if (Match.starts_with(P))
+      return true;
+  return false;
+}
+
+void DupsAnalyzer::confirmCandidates() {
+  // Which (member, definition) pairs each archive has to confirm.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> Work(Inputs.size());
+  for (uint32_t G = 0; G != Groups.size(); ++G) {
+    const SmallVector<DefRef, 2> &Defs = Groups[G];
+    if (Defs.size() < 2)
+      continue;
+    UnitKey First = unit(Defs[0]);
+    if (std::all_of(Defs.begin() + 1, Defs.end(),
+                    [&](DefRef R) { return unit(R) == First; }))
+      continue; // one place lists the name twice
+    std::string Demangled;
+    if (!wanted(def(Defs[0]).Name.val(), Inputs[Defs[0].Input].Format,
+                Demangled))
+      continue;
+    Candidates.push_back({G, std::move(Demangled)});
+    for (DefRef R : Defs)
+      if (def(R).State == DefState::FromIndex)
+        Work[R.Input].push_back({def(R).Member, R.Def});
+  }
+
+  std::vector<size_t> Order;
+  for (size_t I = 0; I != Work.size(); ++I)
+    if (!Work[I].empty())
+      Order.push_back(I);
+  std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Work[A].size() > Work[B].size();
+  });
+  parallelFor(Order, Jobs, [&](size_t I) {
+    LoadedInput &L = Inputs[I];
+    std::vector<std::pair<uint32_t, uint32_t>> &W = Work[I];
+    std::sort(W.begin(), W.end());
+    SmallDenseMap<CachedHashStringRef, uint32_t, 16> Wanted;
+    for (size_t B = 0; B != W.size();) {
+      uint32_t Member = W[B].first;
+      size_t E = B;
+      Wanted.clear();
+      for (; E != W.size() && W[E].first == Member; ++E)
+        Wanted.try_emplace(L.Defs[W[E].second].Name, W[E].second);
+      auto Bin = L.member(Member);
+      if (!Bin) {
+        L.Warnings.push_back(toString(Bin.takeError()));
+        for (size_t K = B; K != E; ++K)
+          L.Defs[W[K].second].State = DefState::Unreadable;
+      } else {
+        for (size_t K = B; K != E; ++K)
+          L.Defs[W[K].second].State = DefState::Stale; // until found
+        auto Look = [&](const Symbol &S) {
+          auto It = Wanted.find(CachedHashStringRef(S.Name));
+          if (It == Wanted.end())
+            return;
+          RawDef &D = L.Defs[It->second];
+          D.State = DefState::Known;
+          D.Sym = &S;
+        };
+        if (Bin->kind() == FileKind::Relocatable) {
+          for (const Symbol &S : Bin->staticSymbols())
+            if (isLinkDefinition(S))
+              Look(S);
+        } else {
+          for (const Symbol &S : Bin->dynamicSymbols())
+            if (isSharedDefinition(S))
+              Look(S);
+        }
+      }
+      B = E;
+    }
+  });
+}
+
+DefinitionStrength strengthOf(const RawDef &D) {
+  if (!D.Sym)
+    return DefinitionStrength::Strong; // unreadable member: assume the worst
+  if (D.Sym->Type == SymbolType::Common)
+    return DefinitionStrength::Common;
+  // STB_GNU_UNIQUE, like weak: one definition wins by design.
+  if (D.Sym->Binding == SymbolBinding::Weak ||
+      D.Sym->Binding == SymbolBinding::Unique)
+    return DefinitionStrength::Weak;
+  return DefinitionStrength::Strong;
+}
+
+void DupsAnalyzer::buildDuplicates() {
+  for (Candidate &C : Candidates) {
+    // One definition per place; stale index entries dropped.
+    std::vector<DefRef> Defs;
+    for (DefRef R : Groups[C.Group]) {
+      DefState S = def(R).State;
+      if (S == DefState::Stale || S == DefState::FromIndex)
+        continue;
+      if (std::none_of(Defs.begin(), Defs.end(),
+                       [&](DefRef O) { return unit(O) == unit(R); }))
+        Defs.push_back(R);
+    }
+    // The shared build of an archive that defines the name is not a second
+    // definition: a link uses libfoo.a or libfoo.so.
+    std::vector<StringRef> ArchiveStems;
+    for (DefRef R : Defs)
+      if (Inputs[R.Input].Kind == InputKind::Archive)
+        ArchiveStems.push_back(Inputs[R.Input].LibraryStem);
+    std::vector<std::string> Variants;
+    llvm::erase_if(Defs, [&](DefRef R) {
+      const LoadedInput &L = Inputs[R.Input];
+      if (L.Kind != InputKind::SharedLibrary ||
+          !llvm::is_contained(ArchiveStems, StringRef(L.LibraryStem)))
+        return false;
+      Variants.push_back(L.Where.Path);
+      return true;
+    });
+    if (Defs.size() < 2)
+      continue;
+
+    Duplicate D;
+    D.Name = def(Defs[0]).Name.val().str();
+    D.Demangled = std::move(C.Demangled);
+    D.SharedVariants = std::move(Variants);
+    unsigned Strong = 0, Common = 0;
+    for (DefRef R : Defs) {
+      const RawDef &RD = def(R);
+      const LoadedInput &L = Inputs[R.Input];
+      DuplicateDefinition DD;
+      if (L.Kind == InputKind::Archive) {
+        DD.File = L.Where.Path;
+        DD.Member = L.In.Ar->members()[RD.Member].Name;
+        DD.Origin = DefinitionOrigin::ArchiveMember;
+      } else {
+        DD.File = L.Where.Path;
+        DD.Origin = L.Kind == InputKind::SharedLibrary
+                        ? DefinitionOrigin::SharedLibrary
+                        : DefinitionOrigin::Object;
+      }
+      DD.Confirmed = RD.Sym != nullptr;
+      if (RD.Sym) {
+        DD.Binding = RD.Sym->Binding;
+        DD.Visibility = RD.Sym->Visibility;
+        DD.Type = RD.Sym->Type;
+        DD.Version = RD.Sym->Version.str();
+      }
+      DD.Strength = strengthOf(RD);
+      DD.Pulled = DD.Origin == DefinitionOrigin::Object ? PullIn::Always
+                                                        : PullIn::Never;
+      Strong += DD.Strength == DefinitionStrength::Strong;
+      Common += DD.Strength == DefinitionStrength::Common;
+      D.Definitions.push_back(std::move(DD));
+    }
+    D.Kind = Strong >= 2   ? DuplicateKind::StrongStrong
+             : Common      ? DuplicateKind::Common
+             : Strong == 1 ? DuplicateKind::StrongWeak
+                           : DuplicateKind::WeakWeak;
+    F.Duplicates.push_back(std::move(D));
+    DupDefs.push_back(std::move(Defs));
+  }
+}
+
+void DupsAnalyzer::computePullIn() {
+  bool AnyLazy = false;
+  for (const Duplicate &D : F.Duplicates)
+    for (const DuplicateDefinition &DD : D.Definitions)
+      AnyLazy |= DD.Origin != DefinitionOrigin::Object;
+  if (!AnyLazy)
+    return;
+
+  DenseMap<UnitKey, PullIn> State;
+  std::vector<UnitKey> Queue;
+  for (uint32_t I = 0; I != Inputs.size(); ++I)
+    if (Inputs[I].Kind == InputKind::Object) {
+      State[unitOf(I, NoMember)] = PullIn::Always;
+      Queue.push_back(unitOf(I, NoMember));
+    }
+  SmallVector<UnitKey, 4> Providers;
+  auto Reference = [&](StringRef Name) {
+    auto It = GroupOf.find(CachedHashStringRef(Name));
+    if (It == GroupOf.end())
+      return;
+    Providers.clear();
+    for (DefRef R : Groups[It->second])
+      if (def(R).State != DefState::Stale &&
+          !llvm::is_contained(Providers, unit(R)))
+        Providers.push_back(unit(R));
+    if (Providers.size() == 1) {
+      PullIn &S = State[Providers[0]];
+      if (S != PullIn::Always) {
+        S = PullIn::Always;
+        Queue.push_back(Providers[0]);
+      }
+      return;
+    }
+    for (UnitKey U : Providers) {
+      PullIn &S = State.try_emplace(U, PullIn::Never).first->second;
+      if (S == PullIn::Never)
+        S = PullIn::Maybe;
+    }
+  };
+  while (!Queue.empty()) {
+    UnitKey U = Queue.back();
+    Queue.pop_back();
+    LoadedInput &L = Inputs[U >> 32];
+    uint32_t Member = uint32_t(U);
+    const Binary *B = L.In.Bin.get();
+    if (Member != NoMember) {
+      // Single-threaded here, so sharing the archive's member cache is safe.
+      auto M = L.member(Member);
+      if (!M) {
+        consumeError(M.takeError()); // reported when it mattered, in pass 3
+        continue;
+      }
+      B = &*M;
+    }
+    forEachStrongReference(*B, Reference);
+  }
+
+  for (size_t I = 0; I != F.Duplicates.size(); ++I)
+    for (size_t K = 0; K != DupDefs[I].size(); ++K) {
+      auto It = State.find(unit(DupDefs[I][K]));
+      F.Duplicates[I].Definitions[K].Pulled =
+          It == State.end() ? PullIn::Never : It->second;
+    }
+}
+
+void DupsAnalyzer::finish() {
+  for (Duplicate &D : F.Duplicates) {
+    // The definitions that clash: for two strong ones, the strong ones (a
+    // weak one beside them changes nothing); otherwise all of them.
+    unsigned Always = 0, Relocatable = 0, Shared = 0;
+    for (const DuplicateDefinition &DD : D.Definitions) {
+      if (D.Kind == DuplicateKind::StrongStrong &&
+          DD.Strength != DefinitionStrength::Strong)
+        continue;
+      Always += DD.Pulled == PullIn::Always;
+      (DD.Origin == DefinitionOrigin::SharedLibrary ? Shared : Relocatable)++;
+    }
+    D.Latent = Always < 2;
+    D.Interposition = Shared > 0 && Relocatable < 2;
+    std::sort(D.Definitions.begin(), D.Definitions.end(),
+              [](const DuplicateDefinition &A, const DuplicateDefinition &B) {
+                return std::tie(A.File, A.Member) < std::tie(B.File, B.Member);
+              });
+  }
+  std::sort(F.Duplicates.begin(), F.Duplicates.end(),
+            [](const Duplicate &A, const Duplicate &B) { return A.Name < B.Name; });
+}
+
+void DupsAnalyzer::run() {
+  buildTable();
+  confirmCandidates();
+  buildDuplicates();
+  computePullIn();
+  finish();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
+  auto F = std::make_unique<DupsFacts>();
+  F->Options = std::move(Options);
+  if (F->Options.Inputs.empty())
+    return createStringError(inconvertibleErrorCode(), "no inputs");
+
+  InputExpander X;
+  for (const std::string &Arg : F->Options.Inputs)
+    if (Error E = X.add(Arg))
+      return E;
+  std::vector<InputPath> Paths = X.take();
+
+  unsigned Jobs = F->Options.Jobs ? F->Options.Jobs
+                                  : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<LoadedInput> Inputs(Paths.size());
+  std::vector<size_t> Order(Paths.size());
+  for (size_t I = 0; I != Paths.size(); ++I) {
+    Inputs[I].Where = std::move(Paths[I]);
+    sys::fs::file_size(Inputs[I].Where.Path, Inputs[I].Size);
+    Order[I] = I;
+  }
+  // Largest first, so that one big archive does not finish last alone.
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Inputs[A].Size > Inputs[B].Size;
+  });
+  parallelFor(Order, Jobs, [&](size_t I) { loadInput(Inputs[I]); });
+
+  std::string Failures;
+  for (const LoadedInput &L : Inputs)
+    if (L.Failure)
+      Failures += (Failures.empty() ? "" : "\n") + *L.Failure;
+  if (!Failures.empty())
+    return createStringError(inconvertibleErrorCode(), Failures);
+
+  llvm::erase_if(Inputs, [&](const LoadedInput &L) {
+    if (L.Kind != InputKind::Skipped)
+      return false;
+    ++F->Stats.SkippedExecutables;
+    return true;
+  });
+  for (const LoadedInput &L : Inputs) {
+    F->Files.push_back(L.Where.Path);
+    F->Stats.Objects += L.Kind == InputKind::Object;
+    F->Stats.Archives += L.Kind == InputKind::Archive;
+    F->Stats.SharedLibraries += L.Kind == InputKind::SharedLibrary;
+    if (L.Kind == InputKind::Archive && L.In.Ar->hasSymbolIndex())
+      F->Stats.IndexEntries += L.In.Ar->symbolIndex().size();
+  }
+
+  DupsAnalyzer(*F, Inputs, Jobs).run();
+
+  for (LoadedInput &L : Inputs) {
+    F->Stats.MembersOpened += std::count(L.Opened.begin(), L.Opened.end(), true);
+    for (std::string &W : L.Warnings)
+      F->Warnings.push_back(std::move(W));
+  }
+  return F;
+}
+
+} // namespace aoti::audit

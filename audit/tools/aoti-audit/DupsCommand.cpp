@@ -1,0 +1,395 @@
+//===- DupsCommand.cpp - aoti-audit dups ----------------------------------===//
+//
+// The front-end of the duplicate-definition check: options, the baseline
+// (a sorted text file, one line per definition of a known duplicate, so that a
+// review diff shows exactly which definition appeared or went away), and the
+// two output formats. Facts come from audit/Dups.h, findings from rules/dups/.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+#include "Output.h"
+
+#include "aoti/audit/Dups.h"
+#include "aoti/rules/Rule.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::tool {
+namespace {
+
+struct DupsArgs {
+  std::vector<std::string> Inputs;
+  std::vector<std::string> Prefixes;
+  bool All = false;
+  bool Cxx = false;
+  std::string Baseline;
+  std::string WriteBaseline;
+  std::string Format = "text";
+  std::string Color = "auto";
+  unsigned Jobs = 0;
+};
+
+constexpr const char *DupsHelp = R"(Finds names that two or more link inputs define: the extern "C" shim
+function a second file defines again, which nothing notices until both
+archives are force-linked. Every definition is listed with its binding and
+whether a plain link of the inputs already pulls it in, or the duplicate is
+latent (it bites under --whole-archive, link_whole, -force_load, or when both
+shared libraries are loaded).
+
+An INPUT is an object, an archive, a shared library, a directory (searched
+recursively for those) or @FILE, a file listing inputs one per line.
+
+Rules: AOTI101 strong-duplicate (error), AOTI102 strong-weak-duplicate
+(warning), AOTI103 weak-duplicate (note), AOTI104 common-duplicate (warning).
+
+Examples:
+  aoti-audit dups build/lib
+  aoti-audit dups --prefix aoti_torch_ --prefix aoti_shims_ libshims.a libcuda_shims.a
+  aoti-audit dups --all --cxx --format json @inputs.txt > dups.json
+  aoti-audit dups --write-baseline ci/dups.baseline build/lib
+  aoti-audit dups --baseline ci/dups.baseline build/lib
+
+Exit status: 0 no error-severity duplicate (none that is not in --baseline;
+always 0 with --write-baseline), 1 new error-severity duplicates, 2 bad usage
+or an unreadable input.)";
+
+// --- Baseline -------------------------------------------------------------------
+
+/// One line per definition: "AOTI101 NAME FILE(MEMBER)". Files are named by
+/// their file name only, so that the baseline does not depend on where the
+/// build tree is.
+std::string baselineLine(const Finding &F, const DuplicateDefinition &D) {
+  std::string Where = sys::path::filename(D.File).str();
+  if (!D.Member.empty())
+    Where += "(" + D.Member + ")";
+  return F.Rule + " " + F.Symbol + " " + Where;
+}
+
+std::vector<std::string> baselineLines(const Finding &F, const Duplicate &D) {
+  std::vector<std::string> L;
+  for (const DuplicateDefinition &DD : D.Definitions)
+    L.push_back(baselineLine(F, DD));
+  return L;
+}
+
+constexpr StringRef BaselineHeader =
+    "# aoti-audit dups baseline, schema 1: known duplicate definitions.\n"
+    "# One line per definition: RULE NAME FILE[(MEMBER)], sorted. A duplicate\n"
+    "# fails `aoti-audit dups --baseline` only when one of its lines is missing\n"
+    "# here. Regenerate with `aoti-audit dups --write-baseline FILE INPUT...`.\n";
+
+Expected<std::set<std::string>> readBaseline(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             Path.str().c_str(),
+                             Buf.getError().message().c_str());
+  std::set<std::string> Lines;
+  SmallVector<StringRef, 0> Split;
+  (*Buf)->getBuffer().split(Split, '\n');
+  for (size_t I = 0; I != Split.size(); ++I) {
+    StringRef L = Split[I].trim();
+    if (L.empty() || L.starts_with("#"))
+      continue;
+    SmallVector<StringRef, 3> Fields;
+    L.split(Fields, ' ', 2, /*KeepEmpty=*/false);
+    if (Fields.size() != 3 || !Fields[0].starts_with("AOTI"))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s:%zu: not a baseline line (expected RULE NAME FILE): '%s'",
+          Path.str().c_str(), I + 1, L.str().c_str());
+    Lines.insert(L.str());
+  }
+  return Lines;
+}
+
+Error writeBaseline(StringRef Path, const std::set<std::string> &Lines) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
+  if (EC)
+    return createStringError(EC, "%s: %s", Path.str().c_str(),
+                             EC.message().c_str());
+  OS << BaselineHeader;
+  for (const std::string &L : Lines) // std::set: sorted, byte order
+    OS << L << "\n";
+  OS.close();
+  if (OS.has_error())
+    return createStringError(OS.error(), "%s: %s", Path.str().c_str(),
+                             OS.error().message().c_str());
+  return Error::success();
+}
+
+// --- Output ---------------------------------------------------------------------
+
+/// A duplicate together with its finding and baseline state.
+struct Report {
+  const Duplicate *Dup;
+  const Finding *Find;
+  bool Known = false; // every definition is in the baseline
+};
+
+json::Value definitionJson(const DuplicateDefinition &D) {
+  json::Object O;
+  O["file"] = D.File;
+  O["member"] = D.Member.empty() ? json::Value(nullptr) : json::Value(D.Member);
+  O["binding"] = toString(D.Binding);
+  O["strength"] = toString(D.Strength);
+  O["type"] = toString(D.Type);
+  O["visibility"] = toString(D.Visibility);
+  O["origin"] = toString(D.Origin);
+  O["pulled_in"] = toString(D.Pulled);
+  if (!D.Version.empty())
+    O["version"] = D.Version;
+  if (!D.Confirmed)
+    O["confirmed"] = false;
+  return O;
+}
+
+void printJson(const DupsFacts &F, const std::vector<Report> &Rs,
+               bool HaveBaseline, size_t Gone) {
+  json::Object Root;
+  Root["schema_version"] = 1;
+  json::Array Dups;
+  for (const Report &R : Rs) {
+    const Duplicate &D = *R.Dup;
+    json::Object O;
+    O["name"] = D.Name;
+    if (D.isCxx())
+      O["demangled"] = D.Demangled;
+    O["kind"] = toString(D.Kind);
+    O["rule"] = R.Find->Rule;
+    O["rule_name"] = R.Find->RuleName;
+    O["severity"] = toString(R.Find->Sev);
+    O["latent"] = D.Latent;
+    O["interposition"] = D.Interposition;
+    if (HaveBaseline)
+      O["baselined"] = R.Known;
+    O["message"] = R.Find->Message;
+    O["fix"] = R.Find->Fix;
+    json::Array Defs;
+    for (const DuplicateDefinition &DD : D.Definitions)
+      Defs.push_back(definitionJson(DD));
+    O["definitions"] = std::move(Defs);
+    if (!D.SharedVariants.empty()) {
+      json::Array V;
+      for (const std::string &S : D.SharedVariants)
+        V.push_back(S);
+      O["shared_variants"] = std::move(V);
+    }
+    Dups.push_back(std::move(O));
+  }
+  Root["duplicates"] = std::move(Dups);
+  json::Object Stats;
+  Stats["inputs"] = int64_t(F.Files.size());
+  Stats["objects"] = int64_t(F.Stats.Objects);
+  Stats["archives"] = int64_t(F.Stats.Archives);
+  Stats["shared_libraries"] = int64_t(F.Stats.SharedLibraries);
+  Stats["skipped_executables"] = int64_t(F.Stats.SkippedExecutables);
+  Stats["index_entries"] = int64_t(F.Stats.IndexEntries);
+  Stats["members_opened"] = int64_t(F.Stats.MembersOpened);
+  if (HaveBaseline)
+    Stats["baseline_lines_gone"] = int64_t(Gone);
+  Root["stats"] = std::move(Stats);
+  json::Array Warnings;
+  for (const std::string &W : F.Warnings)
+    Warnings.push_back(W);
+  Root["warnings"] = std::move(Warnings);
+  outs() << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+}
+
+void printDefinitions(raw_ostream &OS, const Duplicate &D) {
+  size_t Width = 0;
+  for (const DuplicateDefinition &DD : D.Definitions)
+    Width = std::max(Width, DD.displayName().size());
+  for (const DuplicateDefinition &DD : D.Definitions) {
+    std::string Name = DD.displayName();
+    OS << "    " << Name << std::string(Width - Name.size() + 2, ' ')
+       << toString(DD.Strength);
+    if (DD.Binding == SymbolBinding::Unique)
+      OS << " (gnu-unique)";
+    if (DD.Type != SymbolType::Common)
+      OS << " " << toString(DD.Type);
+    if (DD.Visibility != SymbolVisibility::Default)
+      OS << ", " << toString(DD.Visibility);
+    if (!DD.Version.empty())
+      OS << ", version " << DD.Version;
+    if (!DD.Confirmed)
+      OS << " (from the archive index; the member could not be read)";
+    OS << "; pulled in: " << toString(DD.Pulled) << "\n";
+  }
+  for (const std::string &S : D.SharedVariants)
+    OS << "    (" << S << " exports it too: the shared build of an archive "
+       << "above, not counted)\n";
+}
+
+void printText(const DupsFacts &F, const std::vector<Report> &Rs,
+               bool HaveBaseline, size_t Gone, bool Color) {
+  raw_ostream &OS = outs();
+  unsigned Shown = 0, Known = 0, Errors = 0, Warnings = 0, Notes = 0;
+  for (const Report &R : Rs) {
+    if (R.Known) {
+      ++Known;
+      continue;
+    }
+    ++Shown;
+    const Finding &Fd = *R.Find;
+    (Fd.Sev == Severity::Error     ? Errors
+     : Fd.Sev == Severity::Warning ? Warnings
+                                   : Notes)++;
+    printSeverity(OS, Fd.Sev, Color);
+    if (Color)
+      OS.changeColor(raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+    OS << "[" << Fd.Rule << "] " << Fd.RuleName;
+    if (Color)
+      OS.resetColor();
+    OS << ": " << Fd.Message << "\n";
+    if (R.Dup->isCxx())
+      OS << "    symbol " << R.Dup->Name << "\n";
+    printDefinitions(OS, *R.Dup);
+    if (Color)
+      OS.changeColor(raw_ostream::GREEN, /*Bold=*/false);
+    OS << "  fix: ";
+    if (Color)
+      OS.resetColor();
+    OS << Fd.Fix << "\n";
+  }
+  OS << formatv("{0} input(s): {1} archive(s), {2} object(s), {3} shared "
+                "librar{4}; ",
+                F.Files.size(), F.Stats.Archives, F.Stats.Objects,
+                F.Stats.SharedLibraries,
+                F.Stats.SharedLibraries == 1 ? "y" : "ies");
+  if (HaveBaseline)
+    OS << formatv("{0} new duplicate(s), {1} known from the baseline", Shown,
+                  Known);
+  else
+    OS << formatv("{0} duplicate(s)", Shown);
+  OS << formatv(": {0} error(s), {1} warning(s), {2} note(s)\n", Errors,
+                Warnings, Notes);
+  if (HaveBaseline && Gone)
+    OS << formatv("{0} baseline line(s) no longer found (fixed); refresh the "
+                  "baseline with --write-baseline\n",
+                  Gone);
+}
+
+} // namespace
+
+CommandFn addDupsCommand(CLI::App &App) {
+  auto Args = std::make_shared<DupsArgs>();
+  CLI::App *Cmd = App.add_subcommand(
+      "dups", "Which names do several link inputs define? (pre-merge check)");
+  Cmd->footer(DupsHelp);
+  Cmd->add_option("inputs", Args->Inputs,
+                  "Objects, archives, shared libraries, directories, @FILEs")
+      ->required();
+  auto *Prefix = Cmd->add_option("--prefix", Args->Prefixes,
+                                 "Look at names with this prefix (repeatable; "
+                                 "default: aoti_torch_)");
+  Cmd->add_flag("--all", Args->All, "Look at every name, not only --prefix ones")
+      ->excludes(Prefix);
+  Cmd->add_flag("--cxx", Args->Cxx,
+                "Also look at mangled C++ names (shown demangled; prefixes "
+                "match the demangled name)");
+  Cmd->add_option("--baseline", Args->Baseline,
+                  "Known duplicates: fail only on ones not listed here")
+      ->check(CLI::ExistingFile);
+  Cmd->add_option("--write-baseline", Args->WriteBaseline,
+                  "Record today's duplicates in FILE (sorted, one line per "
+                  "definition) and exit 0");
+  Cmd->add_option("--format", Args->Format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}));
+  Cmd->add_option("--color", Args->Color, "Colour text output")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  Cmd->add_option("-j,--jobs", Args->Jobs,
+                  "Inputs read at once (default: one per hardware thread)");
+
+  return [Args]() -> int {
+    DupsOptions O;
+    O.Inputs = Args->Inputs;
+    if (!Args->Prefixes.empty())
+      O.Prefixes = Args->Prefixes;
+    O.All = Args->All;
+    O.Cxx = Args->Cxx;
+    O.Jobs = Args->Jobs;
+
+    std::optional<std::set<std::string>> Baseline;
+    if (!Args->Baseline.empty()) {
+      auto B = readBaseline(Args->Baseline);
+      if (!B) {
+        printError(toString(B.takeError()));
+        return ExitBadInput;
+      }
+      Baseline = std::move(*B);
+    }
+
+    auto Facts = analyzeDups(std::move(O));
+    if (!Facts) {
+      printError(toString(Facts.takeError()));
+      return ExitBadInput;
+    }
+    for (const std::string &W : (*Facts)->Warnings)
+      WithColor::warning(errs(), "aoti-audit") << W << "\n";
+
+    std::vector<Finding> Fs = rules::runDupsRules(**Facts);
+    StringMap<const Finding *> BySymbol;
+    for (const Finding &Fd : Fs)
+      BySymbol.try_emplace(Fd.Symbol, &Fd);
+
+    std::vector<Report> Rs;
+    std::set<std::string> Lines;
+    for (const Duplicate &D : (*Facts)->Duplicates) {
+      auto It = BySymbol.find(D.Name);
+      if (It == BySymbol.end())
+        continue; // no rule speaks about it
+      Report R{&D, It->second};
+      std::vector<std::string> L = baselineLines(*R.Find, D);
+      if (Baseline)
+        R.Known = std::all_of(L.begin(), L.end(), [&](const std::string &S) {
+          return Baseline->count(S) != 0;
+        });
+      Lines.insert(L.begin(), L.end());
+      Rs.push_back(R);
+    }
+    size_t Gone = 0;
+    if (Baseline)
+      for (const std::string &S : *Baseline)
+        Gone += !Lines.count(S);
+
+    if (!Args->WriteBaseline.empty())
+      if (Error E = writeBaseline(Args->WriteBaseline, Lines)) {
+        printError(toString(std::move(E)));
+        return ExitBadInput;
+      }
+
+    if (Args->Format == "json")
+      printJson(**Facts, Rs, Baseline.has_value(), Gone);
+    else
+      printText(**Facts, Rs, Baseline.has_value(), Gone,
+                useColor(outs(), Args->Color == "always" ? ColorMode::Always
+                                 : Args->Color == "never" ? ColorMode::Never
+                                                          : ColorMode::Auto));
+    if (!Args->WriteBaseline.empty())
+      return ExitOk;
+    for (const Report &R : Rs)
+      if (R.Find->Sev == Severity::Error && !R.Known)
+        return ExitFindings;
+    return ExitOk;
+  };
+}
+
+} // namespace aoti::tool

@@ -1,0 +1,56 @@
+//===- DupsRules.h - The rules of `aoti-audit dups` -----------------------===//
+//
+// One rule per kind of duplicate (audit/Dups.h decides the kind); each turns
+// a duplicate into one finding whose File is its first definition.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_RULES_DUPS_DUPSRULES_H
+#define AOTI_RULES_DUPS_DUPSRULES_H
+
+#include "aoti/audit/Dups.h"
+#include "aoti/rules/Rule.h"
+
+#include <optional>
+#include <string>
+
+namespace aoti::rules {
+
+#define AOTI_DUPS_RULE(Class)                                                  \
+  class Class final : public DupsRule {                                        \
+  public:                                                                      \
+    const RuleInfo &info() const override;                                     \
+    void check(const audit::DupsFacts &Facts,                                  \
+               std::vector<Finding> &Out) const override;                      \
+  };
+
+AOTI_DUPS_RULE(StrongDuplicate)     // AOTI101
+AOTI_DUPS_RULE(StrongWeakDuplicate) // AOTI102
+AOTI_DUPS_RULE(WeakDuplicate)       // AOTI103
+AOTI_DUPS_RULE(CommonDuplicate)     // AOTI104
+
+#undef AOTI_DUPS_RULE
+
+namespace dupstext {
+
+/// `name` in backquotes; the demangled name for C++.
+std::string quote(const audit::Duplicate &D);
+
+/// "`libfoo.a(bar.o)`, `libbaz.so`" for the definitions of one strength, or
+/// all of them when Only is empty.
+std::string definitions(const audit::Duplicate &D,
+                        std::optional<audit::DefinitionStrength> Only = {});
+
+/// How many definitions of one strength.
+unsigned count(const audit::Duplicate &D, audit::DefinitionStrength S);
+
+/// "(latent: ...)" / "(a plain link ... pulls in both)" for non-fatal kinds.
+std::string linkState(const audit::Duplicate &D);
+
+/// The finding every rule starts from: symbol and file filled in.
+Finding start(Finding F, const audit::Duplicate &D);
+
+} // namespace dupstext
+
+} // namespace aoti::rules
+
+#endif

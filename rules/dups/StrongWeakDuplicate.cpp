@@ -1,0 +1,45 @@
+//===- StrongWeakDuplicate.cpp - AOTI102 ----------------------------------===//
+//
+// One strong definition and weak ones. No tool complains: wherever both are
+// linked the strong one wins and the weak ones are dropped. That is what a
+// weak default is for, and also how one implementation silently replaces
+// another; the rule makes the choice visible (and baselinable).
+//
+//===----------------------------------------------------------------------===//
+#include "DupsRules.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules {
+
+const RuleInfo &StrongWeakDuplicate::info() const {
+  static const RuleInfo I{"AOTI102", "strong-weak-duplicate", Severity::Warning,
+                          "a strong definition that silently overrides weak "
+                          "definitions of the same name"};
+  return I;
+}
+
+void StrongWeakDuplicate::check(const DupsFacts &Facts,
+                                std::vector<Finding> &Out) const {
+  for (const Duplicate &D : Facts.Duplicates) {
+    if (D.Kind != DuplicateKind::StrongWeak)
+      continue;
+    Finding F = dupstext::start(make(), D);
+    F.Message =
+        formatv("{0} is defined strong in {1} and weak in {2}: wherever both "
+                "are linked the strong one wins without a word ({3})",
+                dupstext::quote(D),
+                dupstext::definitions(D, DefinitionStrength::Strong),
+                dupstext::definitions(D, DefinitionStrength::Weak),
+                dupstext::linkState(D))
+            .str();
+    F.Fix = "remove one of them; if the weak one is a deliberate, overridable "
+            "default, record it with --write-baseline";
+    Out.push_back(std::move(F));
+  }
+}
+
+} // namespace aoti::rules
