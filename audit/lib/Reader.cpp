@@ -54,6 +54,7 @@ DetectedKind detectKind(MemoryBufferRef Buffer) {
   case file_magic::macho_dsym_companion:
   case file_magic::macho_kext_bundle:
   case file_magic::macho_file_set:
+  case file_magic::tapi_file: // a .tbd stub stands for a dylib (SDKs)
     return DetectedKind::MachO;
   case file_magic::macho_universal_binary:
     return DetectedKind::MachOUniversal;

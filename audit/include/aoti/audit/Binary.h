@@ -79,6 +79,9 @@ struct Symbol {
   bool VersionHidden = false;
   /// Mach-O: this export re-exports another library's symbol.
   bool ReExport = false;
+  /// Mach-O: a re-export's name in SourceLibrary, when it is renamed
+  /// (empty: the same name).
+  llvm::StringRef ImportName;
   /// Mach-O: the library ordinal of an undefined symbol in a two-level image
   /// (0 = self, 1..n = n-th dylib load command, 0xFE dynamic lookup, 0xFF main
   /// executable); -1 when the format has none.
