@@ -30,7 +30,7 @@ def main():
         p = subprocess.run(args + ["--iters", str(iters), "--warmup", str(warmup), "--format", "json"],
                            capture_output=True, text=True)
         lat = json.loads(p.stdout).get("latency_ms", {}) if p.returncode == 0 else {"error": p.stderr[-500:]}
-        c = subprocess.run([sys.executable, os.path.join(HERE, "cold_start.py"), "5"] + args,
+        c = subprocess.run([sys.executable, os.path.join(HERE, "cold_start.py"), "3"] + args,
                            capture_output=True, text=True)
         cold = json.loads(c.stdout) if c.returncode == 0 else {"error": c.stdout + c.stderr[-500:]}
         results[name] = {"aoti_run": lat, "cold_aoti_run": cold, "torch": t}
@@ -38,20 +38,42 @@ def main():
     def p50(x):
         return x.get("p50") if isinstance(x, dict) and "p50" in x else None
 
-    print(f"{'model':14} {'aoti-run p50':>12} {'runner p50':>10} {'package p50':>11} {'eager p50':>9} "
-          f"{'vs runner':>9} {'vs eager':>8} | {'cold aoti':>9} {'cold torch':>10} {'ratio':>6}")
+    def state(x):
+        if x is None:
+            return "-"
+        if isinstance(x, dict) and x.get("crashed"):
+            return f"crash({x.get('rc')})"
+        return "-"
+
+    hdr = (f"{'model':13} {'aoti-run':>9} {'runner':>10} {'runner*':>9} {'package':>10} {'eager':>8} "
+           f"{'vs runner':>10} {'vs eager':>8} | {'cold aoti':>9} {'cold torch':>10} {'(what)':>14} {'ratio':>6}")
+    print("per-run p50 latency in ms; runner* = torch's runner on the torch-default build")
+    print(hdr)
     for name, r in results.items():
         a, t = p50(r["aoti_run"]), r["torch"]
-        rn, pk, eg = p50(t.get("runner", {})), p50(t.get("package", {})), p50(t.get("eager", {}))
-        ca = r["cold_aoti_run"].get("median_s")
-        ct = t.get("cold_runner", {}).get("median_s")
-        r["ratio_vs_runner"] = a / rn if a and rn else None
+        rn, rd = p50(t.get("runner")), p50(t.get("runner_default_build"))
+        pk, eg = p50(t.get("package")), p50(t.get("eager"))
+        ref = rn or rd
+        r["ratio_vs_runner"] = a / ref if a and ref else None
+        r["ratio_vs_runner_against"] = "runner" if rn else ("runner_default_build" if rd else None)
         r["ratio_vs_eager"] = a / eg if a and eg else None
+        ca = r["cold_aoti_run"].get("median_s")
+        ct, what = None, None
+        for key in ("cold_runner", "cold_runner_default_build", "cold_eager"):
+            v = t.get(key) or {}
+            if v.get("median_s"):
+                ct, what = v["median_s"], key.replace("cold_", "")
+                break
         r["cold_ratio"] = ca / ct if ca and ct else None
-        fmt = lambda v, w, s="{:.4f}": (s.format(v) if v is not None else "crash/-").rjust(w)  # noqa: E731
-        print(f"{name:14} {fmt(a, 12)} {fmt(rn, 10)} {fmt(pk, 11)} {fmt(eg, 9)} "
-              f"{fmt(r['ratio_vs_runner'], 9, '{:.2f}x')} {fmt(r['ratio_vs_eager'], 8, '{:.2f}x')} | "
-              f"{fmt(ca, 9, '{:.3f}s')} {fmt(ct, 10, '{:.3f}s')} {fmt(r['cold_ratio'], 6, '{:.3f}')}")
+        r["cold_ratio_against"] = what
+
+        def f(v, w, fmt="{:.4f}", raw=None):
+            return (fmt.format(v) if v is not None else state(raw)).rjust(w)
+
+        print(f"{name:13} {f(a, 9)} {f(rn, 10, raw=t.get('runner'))} {f(rd, 9, raw=t.get('runner_default_build'))} "
+              f"{f(pk, 10, raw=t.get('package'))} {f(eg, 8)} {f(r['ratio_vs_runner'], 10, '{:.2f}x')} "
+              f"{f(r['ratio_vs_eager'], 8, '{:.2f}x')} | {f(ca, 9, '{:.3f}s')} {f(ct, 10, '{:.3f}s')} "
+              f"{(what or '-'):>14} {f(r['cold_ratio'], 6, '{:.3f}')}")
     with open(out, "w") as f:
         json.dump(results, f, indent=1)
 

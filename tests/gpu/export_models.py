@@ -30,6 +30,7 @@ def save(path, t):
 def main():
     name, variant, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
     tag = name if variant == "free" or name.endswith(variant) else f"{name}.{variant}"
+    tag = tag.replace("_default", "-default")
     d = os.path.join(outdir, tag)
     os.makedirs(d, exist_ok=True)
     torch.backends.cuda.matmul.allow_tf32 = False

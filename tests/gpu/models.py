@@ -130,6 +130,10 @@ def inductor_configs(variant):
             "aot_inductor.package_constants_in_so": False,
             "aot_inductor.package_constants_on_disk_format": "binary_blob",
         }
+    if variant == "linked_default":
+        # torch's defaults (LibTorch-linked, cuBLAS GEMMs, cubin files): a
+        # build torch's runners were expected to load when "linked" crashed.
+        return {}
     if variant == "linked":
         # Same kernels, linked against LibTorch, weights inside the .so: what
         # torch's own runner loads.
