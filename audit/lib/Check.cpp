@@ -93,7 +93,7 @@ private:
 void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
                        unsigned Plugin) {
   StringRef Name = S.Ref->Name;
-  const ProcessModel &P = *F.Process;
+  const LoaderModel &P = *F.Process;
 
   // Defined in an object the plugin can see, but not where the loader looks.
   for (unsigned I : Scope) {
@@ -173,15 +173,28 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
                                A.c_str());
     F->Archives.push_back(std::move(In->Ar));
   }
+  ReadOptions Slice;
+  Slice.Arch = O.Arch;
   for (const std::string &C : O.Candidates) {
-    auto B = readBinary(C);
+    auto B = readBinary(C, Slice);
     if (!B)
       return B.takeError();
     F->Candidates.push_back(std::move(*B));
   }
 
-  F->Process = std::make_unique<ProcessModel>(O.Loader);
-  ProcessModel &P = *F->Process;
+  // dyld for a Mach-O host, ld.so for anything else.
+  auto HostBuf = mapFile(O.Host);
+  if (!HostBuf)
+    return HostBuf.takeError();
+  DetectedKind HostKind = detectKind((*HostBuf)->getMemBufferRef());
+  if (HostKind == DetectedKind::MachO || HostKind == DetectedKind::MachOUniversal) {
+    DyldConfig D = O.Dyld;
+    D.Arch = O.Arch;
+    F->Process = std::make_unique<DyldModel>(std::move(D));
+  } else {
+    F->Process = std::make_unique<ProcessModel>(O.Loader);
+  }
+  LoaderModel &P = *F->Process;
   if (Error E = P.startExecutable(O.Host))
     return E;
   F->HostMissingLibraries = P.missingLibraries();
@@ -210,17 +223,20 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       for (MissingVersionNode &V : P.checkVersionNodes(L))
         PF.MissingVersions.push_back(std::move(V));
 
-    std::vector<unsigned> Scope = P.lookupScope(*Idx);
-    for (const Symbol &Ref : P.object(*Idx).Bin->dynamicSymbols()) {
+    const Binary &PluginBin = *P.object(*Idx).Bin;
+    for (const Symbol &Ref : PluginBin.dynamicSymbols()) {
       if (Ref.Defined || Ref.isLocal() || Ref.Name.empty())
         continue;
       SymbolFacts S;
       S.Ref = &Ref;
-      S.Required = F->isRequired(Ref.Name);
+      // Mach-O prefixes C names with '_'; --prefix names the C name.
+      S.Required = F->isRequired(PluginBin.format() == BinaryFormat::MachO
+                                     ? Ref.Name.drop_front(Ref.Name.starts_with("_"))
+                                     : Ref.Name);
       if (!S.Required && !O.All)
         continue;
       SmallVector<Binding, 2> Matches, Rejected;
-      P.lookup(Ref, Scope, Matches, &Rejected);
+      P.resolve(*Idx, Ref, Matches, &Rejected);
       S.Providers.assign(Matches.begin(), Matches.end());
       S.VersionRejected.assign(Rejected.begin(), Rejected.end());
       if (!Matches.empty())
@@ -233,7 +249,7 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       else
         S.Status = SymbolStatus::Missing;
       if (S.Status == SymbolStatus::Missing)
-        An.explain(S, Scope, *Idx);
+        An.explain(S, P.lookupScope(*Idx, Ref), *Idx);
       PF.Symbols.push_back(std::move(S));
     }
     F->Plugins.push_back(std::move(PF));

@@ -9,6 +9,7 @@
 #ifndef AOTI_AUDIT_CHECK_H
 #define AOTI_AUDIT_CHECK_H
 
+#include "aoti/audit/DyldModel.h"
 #include "aoti/audit/Loader.h"
 #include "aoti/audit/Reader.h"
 
@@ -24,6 +25,11 @@ struct CheckOptions {
   std::string Host;
   std::vector<std::string> Plugins;
   LoaderConfig Loader;
+  /// The same for a Mach-O host, which dyld loads.
+  DyldConfig Dyld;
+  /// The slice to audit in universal (fat) Mach-O files; empty: the host
+  /// executable's, which is the audit machine's when present, else the first.
+  std::string Arch;
   /// Names under these prefixes must bind, and bind to exactly one provider.
   std::vector<std::string> Prefixes{"aoti_torch_"};
   /// Check every non-weak undefined reference, not only the prefixed ones.
@@ -93,7 +99,8 @@ bool loaderAccepts(const CheckFacts &F, const PluginFacts &P);
 
 struct CheckFacts {
   CheckOptions Options;
-  std::unique_ptr<ProcessModel> Process;
+  /// ProcessModel (glibc) for an ELF host, DyldModel for a Mach-O host.
+  std::unique_ptr<LoaderModel> Process;
   /// Dependencies the host itself cannot find (it would not start).
   std::vector<MissingLibrary> HostMissingLibraries;
   std::vector<MissingVersionNode> HostMissingVersions;

@@ -93,32 +93,66 @@ struct Binding {
   const Symbol *Def;
 };
 
-class ProcessModel {
+/// What `check` asks of a loader model, whichever loader it models:
+/// ProcessModel below (glibc ld.so), DyldModel in DyldModel.h (macOS dyld).
+class LoaderModel {
+public:
+  virtual ~LoaderModel() = default;
+  virtual llvm::Error startExecutable(llvm::StringRef Path) = 0;
+  virtual llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) = 0;
+  virtual const std::vector<LoadedObject> &objects() const = 0;
+  const LoadedObject &object(unsigned I) const { return objects()[I]; }
+  virtual const std::vector<unsigned> &globalScope() const = 0;
+  virtual std::vector<unsigned> loadedWith(unsigned Obj) const = 0;
+  virtual const std::vector<MissingLibrary> &missingLibraries() const = 0;
+  virtual std::vector<MissingVersionNode> checkVersionNodes(unsigned Obj) const = 0;
+  /// The objects the loader searches for Ref, a reference Obj makes, in
+  /// order. glibc: the same for every reference; dyld: what its library
+  /// ordinal names.
+  virtual std::vector<unsigned> lookupScope(unsigned Obj,
+                                            const Symbol &Ref) const = 0;
+  /// Every definition Ref may bind to, in the order the loader tries them
+  /// (the first one wins); incompatible versions go to VersionRejected.
+  virtual void resolve(unsigned Obj, const Symbol &Ref,
+                       llvm::SmallVectorImpl<Binding> &Matches,
+                       llvm::SmallVectorImpl<Binding> *VersionRejected) const = 0;
+};
+
+class ProcessModel : public LoaderModel {
 public:
   explicit ProcessModel(LoaderConfig Config);
   ~ProcessModel();
 
+  std::vector<unsigned> lookupScope(unsigned Obj, const Symbol &) const override {
+    return lookupScope(Obj);
+  }
+  void resolve(unsigned Obj, const Symbol &Ref,
+               llvm::SmallVectorImpl<Binding> &Matches,
+               llvm::SmallVectorImpl<Binding> *VersionRejected) const override {
+    lookup(Ref, lookupScope(Obj), Matches, VersionRejected);
+  }
+
   /// Starts the host: the executable, LD_PRELOAD, then the breadth-first
   /// closure of its dependencies. Errors only for an unreadable executable;
   /// unresolved dependencies are recorded in missingLibraries().
-  llvm::Error startExecutable(llvm::StringRef Path);
+  llvm::Error startExecutable(llvm::StringRef Path) override;
 
   /// dlopen(Path, RTLD_NOW | (Global ? RTLD_GLOBAL : RTLD_LOCAL)) called by
   /// the executable. Returns the plugin's object index.
-  llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global);
+  llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) override;
 
-  const std::vector<LoadedObject> &objects() const { return Objects; }
+  const std::vector<LoadedObject> &objects() const override { return Objects; }
   const LoadedObject &object(unsigned I) const { return Objects[I]; }
-  const std::vector<unsigned> &globalScope() const { return Global; }
+  const std::vector<unsigned> &globalScope() const override { return Global; }
   /// The object and the breadth-first closure of its dependencies.
   std::vector<unsigned> localScope(unsigned Obj) const;
   /// Where a reference made by Obj is looked up: the global scope, then
   /// Obj's local scope (duplicates removed, first occurrence kept).
   std::vector<unsigned> lookupScope(unsigned Obj) const;
   /// Objects newly loaded by the dlopen that returned Obj (Obj included).
-  std::vector<unsigned> loadedWith(unsigned Obj) const;
+  std::vector<unsigned> loadedWith(unsigned Obj) const override;
 
-  const std::vector<MissingLibrary> &missingLibraries() const {
+  const std::vector<MissingLibrary> &missingLibraries() const override {
     return Missing;
   }
 
@@ -130,7 +164,7 @@ public:
               llvm::SmallVectorImpl<Binding> *VersionRejected = nullptr) const;
 
   /// The version requirements of Obj that its libraries do not meet.
-  std::vector<MissingVersionNode> checkVersionNodes(unsigned Obj) const;
+  std::vector<MissingVersionNode> checkVersionNodes(unsigned Obj) const override;
 
   const LoaderConfig &config() const { return Config; }
   /// The trusted directories in effect (config or glibc's defaults).
