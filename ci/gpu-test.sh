@@ -79,6 +79,8 @@ phase_export() {
   for m in $($PY -c "import sys; sys.path.insert(0,'$ROOT/tests/gpu'); import models; print(' '.join(models.BENCH))"); do
     jobs+=("$m linked")
   done
+  # torch's default options, LibTorch-linked: a second build for torch's runners.
+  jobs+=("mlp linked_default" "convbn linked_default")
   mkdir -p "$MODELS/logs"
   printf '%s\n' "${jobs[@]}" | xargs -P 11 -L 1 sh -c \
     'timeout 330 '"$PY"' '"$ROOT"'/tests/gpu/export_models.py "$0" "$1" '"$MODELS"' > '"$MODELS"'/logs/"$0.$1".log 2>&1; echo "export $0 $1: rc $?"'
