@@ -10,6 +10,15 @@ using namespace llvm;
 namespace aoti::audit {
 
 StaticSymbolSource::~StaticSymbolSource() = default;
+DynamicSymbolSource::~DynamicSymbolSource() = default;
+
+const std::vector<Symbol> &Binary::dynamicSymbols() const {
+  std::call_once(DynOnce, [this] {
+    if (DynSource)
+      DynSource->loadAll(const_cast<Binary *>(this)->DynSyms);
+  });
+  return DynSyms;
+}
 
 Binary::Binary(std::string Path, BinaryFormat Format)
     : Path(std::move(Path)), Format(Format) {}
@@ -26,15 +35,30 @@ const std::vector<Symbol> &Binary::staticSymbols() const {
 }
 
 void Binary::buildExportIndex() const {
-  ExportIndex.reserve(DynSyms.size());
-  for (uint32_t I = 0, E = DynSyms.size(); I != E; ++I)
-    if (DynSyms[I].isExportedDefinition())
-      ExportIndex.emplace_back(DynSyms[I].Name, I);
+  const std::vector<Symbol> &Syms = dynamicSymbols();
+  ExportIndex.reserve(Syms.size());
+  for (uint32_t I = 0, E = Syms.size(); I != E; ++I)
+    if (Syms[I].isExportedDefinition())
+      ExportIndex.emplace_back(Syms[I].Name, I);
   std::sort(ExportIndex.begin(), ExportIndex.end());
 }
 
 std::vector<const Symbol *>
 Binary::findExportedDefinitions(StringRef Name) const {
+  if (DynSource && DynSource->hasHashTable()) {
+    std::lock_guard<std::mutex> Lock(LookupMutex);
+    auto [It, New] = LookupCache.try_emplace(Name);
+    if (New) {
+      std::vector<Symbol> Found;
+      DynSource->lookup(Name, Found);
+      for (Symbol &S : Found)
+        if (S.isExportedDefinition()) {
+          LookedUp.push_back(S);
+          It->second.push_back(&LookedUp.back());
+        }
+    }
+    return It->second;
+  }
   std::call_once(IndexOnce, [this] { buildExportIndex(); });
   std::vector<const Symbol *> Out;
   auto It = std::lower_bound(

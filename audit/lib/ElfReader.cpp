@@ -119,10 +119,290 @@ private:
   const typename ELFT::Shdr *Sec;
 };
 
-/// libObject's version structs may carry the rest of the string table after
-/// the name; the name ends at the first NUL.
-StringRef cString(const std::string &S) {
-  return StringRef(S).take_until([](char C) { return C == 0; });
+struct VersionSlot {
+  StringRef Name, File;
+  bool Known = false;
+};
+
+/// .dynsym, read lazily. Construction validates what every later read relies
+/// on (name offsets, version indices, hash table bounds), so the lazy reads
+/// cannot fail. Lookups walk .gnu.hash (or .hash) the way ld.so does and touch
+/// only the chain of the name looked up.
+template <class ELFT> class ElfDynamicSymbols final : public DynamicSymbolSource {
+  using Elf_Sym = typename ELFT::Sym;
+  using Elf_Shdr = typename ELFT::Shdr;
+  using Elf_Word = typename ELFT::Word;
+  using Elf_Off = typename ELFT::Off;
+
+public:
+  static Expected<std::unique_ptr<ElfDynamicSymbols>>
+  create(const ELFFile<ELFT> &Obj, const Elf_Shdr &DynSym,
+         const Elf_Shdr *VerSym, std::vector<VersionSlot> Slots,
+         const Elf_Shdr *SectionsBegin, size_t NumSections) {
+    std::unique_ptr<ElfDynamicSymbols> T(new ElfDynamicSymbols());
+    auto Syms = Obj.symbols(&DynSym);
+    if (!Syms)
+      return Syms.takeError();
+    auto StrTab = Obj.getStringTableForSymtab(DynSym);
+    if (!StrTab)
+      return StrTab.takeError();
+    T->Syms = *Syms;
+    T->StrTab = *StrTab;
+    T->Slots = std::move(Slots);
+    for (size_t I = 1; I < T->Syms.size(); ++I)
+      if (T->Syms[I].st_name >= T->StrTab.size())
+        return createStringError(inconvertibleErrorCode(),
+                                 "dynamic symbol %zu has name offset %u past "
+                                 "the end of its string table (%zu bytes)",
+                                 I, unsigned(T->Syms[I].st_name),
+                                 T->StrTab.size());
+    if (VerSym) {
+      auto Data = Obj.template getSectionContentsAsArray<uint16_t>(*VerSym);
+      if (!Data)
+        return Data.takeError();
+      if (Data->size() < T->Syms.size())
+        return createStringError(inconvertibleErrorCode(),
+                                 ".gnu.version has %zu entries for %zu "
+                                 "dynamic symbols",
+                                 Data->size(), T->Syms.size());
+      T->VerSym = *Data;
+      for (size_t I = 1; I < T->Syms.size(); ++I) {
+        unsigned Ndx = T->VerSym[I] & ELF::VERSYM_VERSION;
+        if (Ndx > ELF::VER_NDX_GLOBAL &&
+            (Ndx >= T->Slots.size() || !T->Slots[Ndx].Known))
+          return createStringError(inconvertibleErrorCode(),
+                                   "dynamic symbol %zu has version index %u, "
+                                   "which no version section defines",
+                                   I, Ndx);
+      }
+    }
+    // A hash table that does not fit is ignored: lookups then use the table.
+    ArrayRef<Elf_Shdr> Sections(SectionsBegin, NumSections);
+    for (const Elf_Shdr &S : Sections) {
+      if (S.sh_type != ELF::SHT_GNU_HASH && S.sh_type != ELF::SHT_HASH)
+        continue;
+      auto Bytes = Obj.getSectionContents(S);
+      if (!Bytes) {
+        consumeError(Bytes.takeError());
+        continue;
+      }
+      if (S.sh_type == ELF::SHT_GNU_HASH)
+        T->setGnuHash(*Bytes);
+      else if (!T->Gnu)
+        T->setSysVHash(*Bytes);
+    }
+    return T;
+  }
+
+  void loadAll(std::vector<Symbol> &Out) const override {
+    Out.reserve(Syms.size());
+    for (size_t I = 1; I < Syms.size(); ++I)
+      Out.push_back(make(I));
+  }
+
+  bool hasHashTable() const override { return Gnu || SysV; }
+
+  void lookup(StringRef Name, std::vector<Symbol> &Out) const override {
+    uint32_t N = Syms.size();
+    if (Gnu) {
+      uint32_t H = hashGnu(Name);
+      uint32_t I = GnuBuckets[H % GnuBuckets.size()];
+      if (I < GnuSymNdx)
+        return;
+      for (; I < N; ++I) {
+        uint32_t V = GnuValues[I - GnuSymNdx];
+        if ((V | 1) == (H | 1) && nameAt(I) == Name)
+          Out.push_back(make(I));
+        if (V & 1)
+          break;
+      }
+      return;
+    }
+    uint32_t Steps = 0;
+    for (uint32_t I = SysVBuckets[hashSysV(Name) % SysVBuckets.size()];
+         I != 0 && I < N && Steps++ < N; I = SysVChains[I])
+      if (Syms[I].st_shndx != ELF::SHN_UNDEF && nameAt(I) == Name)
+        Out.push_back(make(I));
+  }
+
+private:
+  ElfDynamicSymbols() = default;
+
+  StringRef nameAt(size_t I) const {
+    return StrTab.drop_front(Syms[I].st_name).take_until([](char C) {
+      return C == 0;
+    });
+  }
+
+  Symbol make(size_t I) const {
+    Symbol S = makeSymbol<ELFT>(Syms[I], nameAt(I));
+    if (!VerSym.empty()) {
+      uint16_t V = VerSym[I];
+      unsigned Ndx = V & ELF::VERSYM_VERSION;
+      if (Ndx > ELF::VER_NDX_GLOBAL) {
+        S.Version = Slots[Ndx].Name;
+        S.SourceLibrary = Slots[Ndx].File;
+        S.VersionHidden = (V & ELF::VERSYM_HIDDEN) != 0;
+      }
+    }
+    return S;
+  }
+
+  template <typename T> static ArrayRef<T> words(ArrayRef<uint8_t> B, size_t Off, size_t N) {
+    return ArrayRef<T>(reinterpret_cast<const T *>(B.data() + Off), N);
+  }
+
+  void setGnuHash(ArrayRef<uint8_t> B) {
+    if (B.size() < 16 || reinterpret_cast<uintptr_t>(B.data()) % alignof(Elf_Off))
+      return;
+    auto Hdr = words<Elf_Word>(B, 0, 4);
+    uint64_t NBuckets = Hdr[0], SymNdx = Hdr[1], MaskWords = Hdr[2];
+    uint64_t N = Syms.size();
+    if (NBuckets == 0 || SymNdx > N)
+      return;
+    uint64_t Need = 16 + MaskWords * sizeof(Elf_Off) + NBuckets * 4 + (N - SymNdx) * 4;
+    if (Need > B.size())
+      return;
+    size_t Off = 16 + MaskWords * sizeof(Elf_Off);
+    GnuBuckets = words<Elf_Word>(B, Off, NBuckets);
+    GnuValues = words<Elf_Word>(B, Off + NBuckets * 4, N - SymNdx);
+    GnuSymNdx = SymNdx;
+    Gnu = true;
+  }
+
+  void setSysVHash(ArrayRef<uint8_t> B) {
+    if (B.size() < 8 || reinterpret_cast<uintptr_t>(B.data()) % 4)
+      return;
+    auto Hdr = words<Elf_Word>(B, 0, 2);
+    uint64_t NBucket = Hdr[0], NChain = Hdr[1];
+    if (NBucket == 0 || NChain != Syms.size() || 8 + (NBucket + NChain) * 4 > B.size())
+      return;
+    SysVBuckets = words<Elf_Word>(B, 8, NBucket);
+    SysVChains = words<Elf_Word>(B, 8 + NBucket * 4, NChain);
+    SysV = true;
+  }
+
+  ArrayRef<Elf_Sym> Syms;
+  StringRef StrTab;
+  ArrayRef<uint16_t> VerSym;
+  std::vector<VersionSlot> Slots;
+  bool Gnu = false, SysV = false;
+  ArrayRef<Elf_Word> GnuBuckets, GnuValues, SysVBuckets, SysVChains;
+  uint32_t GnuSymNdx = 0;
+};
+
+/// Reads .gnu.version_d and .gnu.version_r into the model and the version
+/// slots. libObject's getVersionDefinitions/getVersionDependencies copy the
+/// rest of the string table into every name they return, which is quadratic
+/// on a library like libLLVM; this walks the same records through libObject's
+/// record types and keeps StringRefs instead.
+template <class ELFT>
+Error readVersionSections(const ELFFile<ELFT> &Obj,
+                          const typename ELFT::Shdr *VerDefSec,
+                          const typename ELFT::Shdr *VerNeedSec, Binary &B,
+                          std::vector<VersionSlot> &Slots) {
+  auto Slot = [&](unsigned N) -> VersionSlot & {
+    if (N >= Slots.size())
+      Slots.resize(N + 1);
+    return Slots[N];
+  };
+  auto Records = [&](const typename ELFT::Shdr &Sec)
+      -> Expected<std::pair<ArrayRef<uint8_t>, StringRef>> {
+    auto Bytes = Obj.getSectionContents(Sec);
+    if (!Bytes)
+      return Bytes.takeError();
+    auto StrSec = Obj.getSection(Sec.sh_link);
+    if (!StrSec)
+      return StrSec.takeError();
+    auto Str = Obj.getStringTable(**StrSec);
+    if (!Str)
+      return Str.takeError();
+    return std::make_pair(*Bytes, *Str);
+  };
+  auto NameAt = [](StringRef Str, uint64_t Off, StringRef What) -> Expected<StringRef> {
+    if (Off >= Str.size())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s name offset %llu is past the end of the "
+                               "string table",
+                               What.str().c_str(), (unsigned long long)Off);
+    return Str.drop_front(Off).take_until([](char C) { return C == 0; });
+  };
+  auto Bad = [](StringRef What) {
+    return createStringError(inconvertibleErrorCode(),
+                             "%s records run past the end of the section",
+                             What.str().c_str());
+  };
+
+  if (VerDefSec) {
+    auto R = Records(*VerDefSec);
+    if (!R)
+      return R.takeError();
+    auto [Bytes, Str] = *R;
+    uint64_t Off = 0;
+    for (unsigned N = 0; N < VerDefSec->sh_info; ++N) {
+      if (Off + sizeof(typename ELFT::Verdef) > Bytes.size())
+        return Bad(".gnu.version_d");
+      const auto *D = reinterpret_cast<const typename ELFT::Verdef *>(Bytes.data() + Off);
+      uint64_t AuxOff = Off + D->vd_aux;
+      if (D->vd_cnt && AuxOff + sizeof(typename ELFT::Verdaux) > Bytes.size())
+        return Bad(".gnu.version_d");
+      if (D->vd_cnt) {
+        const auto *A = reinterpret_cast<const typename ELFT::Verdaux *>(Bytes.data() + AuxOff);
+        auto Name = NameAt(Str, A->vda_name, "version definition");
+        if (!Name)
+          return Name.takeError();
+        bool IsBase = D->vd_flags & ELF::VER_FLG_BASE;
+        B.VerDefs.push_back({*Name, IsBase});
+        VersionSlot &S = Slot(D->vd_ndx & ELF::VERSYM_VERSION);
+        // The base node names the file; symbols at that index are unversioned.
+        if (!IsBase)
+          S.Name = *Name;
+        S.Known = true;
+      }
+      if (D->vd_next == 0)
+        break;
+      Off += D->vd_next;
+    }
+  }
+  if (VerNeedSec) {
+    auto R = Records(*VerNeedSec);
+    if (!R)
+      return R.takeError();
+    auto [Bytes, Str] = *R;
+    uint64_t Off = 0;
+    for (unsigned N = 0; N < VerNeedSec->sh_info; ++N) {
+      if (Off + sizeof(typename ELFT::Verneed) > Bytes.size())
+        return Bad(".gnu.version_r");
+      const auto *V = reinterpret_cast<const typename ELFT::Verneed *>(Bytes.data() + Off);
+      auto File = NameAt(Str, V->vn_file, "version requirement file");
+      if (!File)
+        return File.takeError();
+      VersionRequirement Req;
+      Req.File = *File;
+      uint64_t AuxOff = Off + V->vn_aux;
+      for (unsigned I = 0; I < V->vn_cnt; ++I) {
+        if (AuxOff + sizeof(typename ELFT::Vernaux) > Bytes.size())
+          return Bad(".gnu.version_r");
+        const auto *A = reinterpret_cast<const typename ELFT::Vernaux *>(Bytes.data() + AuxOff);
+        auto Name = NameAt(Str, A->vna_name, "version requirement");
+        if (!Name)
+          return Name.takeError();
+        Req.Versions.push_back({*Name, bool(A->vna_flags & ELF::VER_FLG_WEAK)});
+        VersionSlot &S = Slot(A->vna_other & ELF::VERSYM_VERSION);
+        S.Name = *Name;
+        S.File = Req.File;
+        S.Known = true;
+        if (A->vna_next == 0)
+          break;
+        AuxOff += A->vna_next;
+      }
+      B.VerNeeds.push_back(std::move(Req));
+      if (V->vn_next == 0)
+        break;
+      Off += V->vn_next;
+    }
+  }
+  return Error::success();
 }
 
 std::vector<StringRef> splitPath(Binary &B, StringRef List) {
@@ -274,80 +554,20 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
     }
   }
 
-  if (DynSymSec)
-    if (Error E = readSymbolTable(Obj, *DynSymSec, B->DynSyms))
+  // Version index -> (name, file it is required from).
+  std::vector<VersionSlot> Slots;
+  if (VerDefSec || VerNeedSec)
+    if (Error E = readVersionSections<ELFT>(Obj, VerDefSec, VerNeedSec, *B, Slots))
       return fileError(DisplayPath, std::move(E));
 
-  // Version index -> (name, file it is required from, is a definition).
-  struct VersionSlot {
-    StringRef Name, File;
-    bool Known = false;
-  };
-  std::vector<VersionSlot> Slots;
-  auto Slot = [&](unsigned N) -> VersionSlot & {
-    if (N >= Slots.size())
-      Slots.resize(N + 1);
-    return Slots[N];
-  };
-  if (VerDefSec) {
-    auto Defs = Obj.getVersionDefinitions(*VerDefSec);
-    if (!Defs)
-      return fileError(DisplayPath, Defs.takeError());
-    for (const VerDef &D : *Defs) {
-      StringRef Name = B->save(cString(D.Name));
-      bool IsBase = D.Flags & ELF::VER_FLG_BASE;
-      B->VerDefs.push_back({Name, IsBase});
-      VersionSlot &S = Slot(D.Ndx & ELF::VERSYM_VERSION);
-      // The base node names the file; symbols at that index are unversioned.
-      if (!IsBase)
-        S.Name = Name;
-      S.Known = true;
-    }
-  }
-  if (VerNeedSec) {
-    auto Needs = Obj.getVersionDependencies(*VerNeedSec);
-    if (!Needs)
-      return fileError(DisplayPath, Needs.takeError());
-    for (const VerNeed &N : *Needs) {
-      VersionRequirement R;
-      R.File = B->save(cString(N.File));
-      for (const VernAux &A : N.AuxV) {
-        StringRef Name = B->save(cString(A.Name));
-        R.Versions.push_back({Name, bool(A.Flags & ELF::VER_FLG_WEAK)});
-        VersionSlot &S = Slot(A.Other & ELF::VERSYM_VERSION);
-        S.Name = Name;
-        S.File = R.File;
-        S.Known = true;
-      }
-      B->VerNeeds.push_back(std::move(R));
-    }
-  }
-  if (VerSymSec && DynSymSec) {
-    B->HasVersions = true;
-    auto Data = Obj.template getSectionContentsAsArray<uint16_t>(*VerSymSec);
-    if (!Data)
-      return fileError(DisplayPath, Data.takeError());
-    // versym[0] belongs to the null symbol we skipped.
-    if (Data->size() < B->DynSyms.size() + 1)
-      return fileError(DisplayPath,
-                       formatv(".gnu.version has {0} entries for {1} dynamic "
-                               "symbols",
-                               Data->size(), B->DynSyms.size() + 1));
-    for (size_t I = 0, E = B->DynSyms.size(); I != E; ++I) {
-      uint16_t V = (*Data)[I + 1];
-      unsigned Ndx = V & ELF::VERSYM_VERSION;
-      if (Ndx <= ELF::VER_NDX_GLOBAL)
-        continue;
-      if (Ndx >= Slots.size() || !Slots[Ndx].Known)
-        return fileError(DisplayPath,
-                         formatv("dynamic symbol {0} has version index {1}, "
-                                 "which no version section defines",
-                                 I + 1, Ndx));
-      Symbol &S = B->DynSyms[I];
-      S.Version = Slots[Ndx].Name;
-      S.SourceLibrary = Slots[Ndx].File;
-      S.VersionHidden = (V & ELF::VERSYM_HIDDEN) != 0;
-    }
+  if (DynSymSec) {
+    auto Table = ElfDynamicSymbols<ELFT>::create(Obj, *DynSymSec, VerSymSec,
+                                                 std::move(Slots), Sections->data(),
+                                                 Sections->size());
+    if (!Table)
+      return fileError(DisplayPath, Table.takeError());
+    B->HasVersions = VerSymSec != nullptr;
+    B->setDynamicSymbolSource(std::move(*Table));
   }
 
   if (SymTabSec)

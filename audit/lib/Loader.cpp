@@ -140,10 +140,17 @@ std::string ProcessModel::expandTokens(StringRef Dir, unsigned Origin) const {
       return Rest.consume_front(Braced);
     };
     if (Token("ORIGIN")) {
-      Out += sys::path::parent_path(Objects[Origin].Path).str();
+      // The directory of the object, made absolute the way glibc does for
+      // an object opened by a relative name.
+      SmallString<256> Abs(Objects[Origin].Path);
+      if (!sys::path::is_absolute(Abs) && !Config.WorkingDir.empty())
+        sys::fs::make_absolute(Config.WorkingDir, Abs);
+      Out += sys::path::parent_path(Abs).str();
       Expanded = true;
     } else if (Token("LIB")) {
-      Out += "lib/" + glibcDefaultDirs(HostMachine)[0].substr(5);
+      // Debian's $LIB is the multiarch directory, "lib/<triple>".
+      std::vector<std::string> Dirs = glibcDefaultDirs(HostMachine);
+      Out += Dirs.size() > 2 ? Dirs[0].substr(1) : std::string("lib");
     } else if (Token("PLATFORM")) {
       Out += HostMachine.Machine == ELF::EM_X86_64 ? "x86_64"
                                                    : ELF::convertEMachineToArchName(HostMachine.Machine).str();
@@ -287,13 +294,12 @@ std::optional<unsigned> ProcessModel::mapDependency(StringRef Name,
     }
     if (!Done && !Config.Secure)
       for (const std::string &Dir : Config.LibraryPath) {
-        std::string D = Dir;
+        // $ORIGIN in LD_LIBRARY_PATH is the executable's directory.
+        std::string D = expandTokens(Dir, 0);
         if (!sys::path::is_absolute(D) && !Config.WorkingDir.empty()) {
           SmallString<256> P(Config.WorkingDir);
           sys::path::append(P, D);
           D = std::string(P);
-        } else {
-          D = inSysroot(D);
         }
         if ((Done = TryDir(D, "LD_LIBRARY_PATH")))
           break;
@@ -383,8 +389,11 @@ Error ProcessModel::startExecutable(StringRef Path) {
   std::vector<unsigned> Roots{Exe};
   for (const std::string &P : Config.Preload) {
     std::optional<unsigned> I = mapDependency(P, Exe);
-    if (!I)
+    if (!I) {
+      // ld.so: "object '...' from LD_PRELOAD cannot be preloaded: ignored."
+      Missing.pop_back();
       continue;
+    }
     Objects[*I].FoundVia = "LD_PRELOAD";
     Roots.push_back(*I);
   }

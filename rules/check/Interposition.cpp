@@ -33,6 +33,13 @@ void Interposition::check(const CheckFacts &F, std::vector<Finding> &Out) const 
         Strong += !B.Def->isWeak();
       if (Strong < 2)
         continue;
+      // Data the executable defines and a library defines too is a copy
+      // relocation: the executable's copy is the one every object uses, by
+      // design.
+      const LoadedObject &First = F.Process->object(S.Providers[0].Object);
+      if (First.Bin->kind() == FileKind::Executable &&
+          S.Providers[0].Def->Type == SymbolType::Object)
+        continue;
       Finding Fd = make();
       Fd.Plugin = P.Path;
       Fd.Symbol = S.Ref->Name.str();

@@ -14,12 +14,14 @@
 #ifndef AOTI_AUDIT_BINARY_H
 #define AOTI_AUDIT_BINARY_H
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -143,6 +145,20 @@ public:
   virtual void load(const Binary &B, std::vector<Symbol> &Out) const = 0;
 };
 
+/// The dynamic symbol table, read on demand. Readers implement it so that a
+/// library the loader model only looks names up in is never read whole: a
+/// lookup goes through the file's own hash table, as ld.so's does.
+class DynamicSymbolSource {
+public:
+  virtual ~DynamicSymbolSource();
+  /// Every dynamic symbol in table order (the null symbol excluded).
+  virtual void loadAll(std::vector<Symbol> &Out) const = 0;
+  /// Whether lookup() can answer without loadAll().
+  virtual bool hasHashTable() const = 0;
+  /// Appends every defined symbol named Name, found through the hash table.
+  virtual void lookup(llvm::StringRef Name, std::vector<Symbol> &Out) const = 0;
+};
+
 class Binary {
 public:
   Binary(std::string Path, BinaryFormat Format);
@@ -176,7 +192,8 @@ public:
   bool hasSymbolVersions() const { return HasVersions; }
 
   /// What the dynamic loader sees: ELF .dynsym, Mach-O exports and imports.
-  const std::vector<Symbol> &dynamicSymbols() const { return DynSyms; }
+  /// Read on first use when the reader supplied a DynamicSymbolSource.
+  const std::vector<Symbol> &dynamicSymbols() const;
   /// The link-time symbol table (ELF .symtab, Mach-O nlist). Empty when
   /// stripped; read lazily.
   const std::vector<Symbol> &staticSymbols() const;
@@ -211,6 +228,10 @@ public:
     StaticSource = std::move(S);
     HasStaticTable = Present;
   }
+  /// Readers either fill DynSyms eagerly or supply a source for it.
+  void setDynamicSymbolSource(std::unique_ptr<DynamicSymbolSource> S) {
+    DynSource = std::move(S);
+  }
 
   FileKind Kind = FileKind::Other;
   MachineId Machine;
@@ -241,6 +262,12 @@ private:
   std::unique_ptr<StaticSymbolSource> StaticSource;
   mutable std::once_flag StaticOnce;
   mutable std::vector<Symbol> StaticSyms;
+
+  std::unique_ptr<DynamicSymbolSource> DynSource;
+  mutable std::once_flag DynOnce;
+  mutable std::mutex LookupMutex;
+  mutable llvm::StringMap<std::vector<const Symbol *>> LookupCache;
+  mutable std::deque<Symbol> LookedUp; // stable addresses for LookupCache
 
   mutable std::once_flag IndexOnce;
   // Sorted (name, index into DynSyms) pairs of exportable definitions.
