@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need on Debian 12, if it is missing.
+# Safe to run again: it only calls apt-get when a package is absent.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ gcc binutils make pkg-config python3
+  llvm-19-dev clang-19 lld-19          # libObject (static), clang + lld for tests
+  libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libzip-dev zlib1g-dev libzstd-dev    # .pt2 reading; LLVM's own dependencies
+  hyperfine                            # bench/ only
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "ci/setup.sh: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The CUDA toolkit is not a Debian package here; the build uses it when found
+# (nvcc on PATH or in /usr/local/cuda) and builds the CPU parts without it.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "ci/setup.sh: note: add /usr/local/cuda/bin to PATH to build the CUDA parts"
+fi

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""aoti-audit's command-line contract: exit status 0/1/2, JSON shape, usage
+errors that say what is wrong, on the bundled example's real binaries."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--audit", required=True)
+ap.add_argument("--example-dir", required=True)
+ap.add_argument("--archive", default="")
+args = ap.parse_args()
+ex = args.example_dir
+passed = failed = 0
+
+
+def run(*argv):
+    return subprocess.run([args.audit, *argv], capture_output=True, text=True)
+
+
+def expect(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s %s" % (name, detail))
+
+
+have_example = os.path.exists(os.path.join(ex, "model.so"))
+if have_example:
+    model = os.path.join(ex, "model.so")
+    ok = run("check", "--host", os.path.join(ex, "example_runner_ok"), model)
+    expect("ok exits 0", ok.returncode == 0, ok.stdout + ok.stderr)
+    bad = run("check", "--host", os.path.join(ex, "example_runner_noexport"), "--format", "json", model)
+    expect("noexport exits 1", bad.returncode == 1, bad.stderr)
+    rep = json.loads(bad.stdout)
+    expect("schema_version", rep.get("schema_version") == 1)
+    p = rep["plugins"][0]
+    expect("plugin fields", set(p) >= {"path", "symbols", "loads", "ok"}, str(p.keys()))
+    expect("does not load", p["loads"] is False)
+    s = p["symbols"][0]
+    expect("symbol fields", set(s) >= {"name", "status", "provider", "candidates"}, str(s.keys()))
+    expect("all missing", all(x["status"] == "missing" for x in p["symbols"]))
+    f = rep["findings"][0]
+    expect("finding fields", set(f) >= {"rule", "severity", "symbol", "message", "fix"}, str(f.keys()))
+    expect("AOTI002 with the flag", f["rule"] == "AOTI002" and "--export-dynamic" in f["fix"], str(f))
+    if args.archive:
+        plain = run("check", "--host", os.path.join(ex, "example_runner_plain"), "--archive", args.archive, model)
+        expect("plain exits 1 with AOTI003", plain.returncode == 1 and "AOTI003" in plain.stdout
+               and "--whole-archive" in plain.stdout, plain.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    text = os.path.join(d, "notes.txt")
+    open(text, "w").write("not a binary\n")
+    empty = os.path.join(d, "empty.so")
+    open(empty, "w").close()
+    host = args.audit  # any real ELF executable
+    cases = [
+        ("no arguments", [], "subcommand"),
+        ("no plugin", ["check", "--host", host], "plugins"),
+        ("missing file", ["check", "--host", host, os.path.join(d, "nope.so")], "nope.so"),
+        ("text plugin", ["check", "--host", host, text], "not an ELF or Mach-O file"),
+        ("empty plugin", ["check", "--host", host, empty], "is empty"),
+        ("text host", ["check", "--host", text, host], "not an ELF or Mach-O file"),
+        ("bad env", ["check", "--host", host, "--env", "JUSTANAME", host], "NAME=VALUE"),
+        ("bad format", ["check", "--host", host, "--format", "xml", host], "format"),
+        ("archive as plugin", ["check", "--host", host, args.archive], "archive") if args.archive else None,
+        ("--all with --prefix", ["check", "--host", host, "--all", "--prefix", "x", host], "excludes"),
+    ]
+    for c in filter(None, cases):
+        name, argv, says = c
+        r = run(*argv)
+        expect("%s exits 2" % name, r.returncode == 2, "rc=%d %s" % (r.returncode, r.stderr))
+        expect("%s says why" % name, says in (r.stderr + r.stdout), r.stderr)
+
+r = run("--help")
+expect("--help exits 0", r.returncode == 0)
+r = run("check", "--help")
+expect("check --help has examples", r.returncode == 0 and "Examples:" in r.stdout, r.stdout[-300:])
+r = run("rules")
+expect("rules lists AOTI001", r.returncode == 0 and "AOTI001" in r.stdout)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
