@@ -372,6 +372,12 @@ Error DyldModel::startExecutable(StringRef Path) {
                              Path.str().c_str(),
                              toString((*B)->format()).str().c_str(),
                              toString((*B)->kind()).str().c_str());
+  if (!Config.Arch.empty() && (*B)->archName() != Config.Arch &&
+      !(Config.Arch == "aarch64" && (*B)->archName() == "arm64"))
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: is a thin %s file; --arch asks for %s",
+                             Path.str().c_str(), (*B)->archName().str().c_str(),
+                             Config.Arch.c_str());
   HostMachine = (*B)->machine();
   HostArch = (*B)->archName().str();
   HaveHost = true;

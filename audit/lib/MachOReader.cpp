@@ -632,14 +632,10 @@ Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
   file_magic Magic = identify_magic(Buffer.getBuffer());
   if (Magic == file_magic::tapi_file)
     return readTextStub(Buffer, std::move(DisplayPath), Opts);
-  if (Magic != file_magic::macho_universal_binary) {
-    auto B = readThin(Buffer, DisplayPath);
-    if (B && !Opts.Arch.empty() && (*B)->archName() != normalizeArch(Opts.Arch))
-      return fileError(DisplayPath,
-                       formatv("is a thin {0} file; --arch asks for {1}",
-                               (*B)->archName(), Opts.Arch));
-    return B;
-  }
+  // ReadOptions::Arch picks a slice; a thin file is what it is, and the
+  // loader model says whether it fits.
+  if (Magic != file_magic::macho_universal_binary)
+    return readThin(Buffer, std::move(DisplayPath));
 
   auto UB = MachOUniversalBinary::create(Buffer);
   if (!UB)

@@ -16,13 +16,42 @@ std::string firstPrefix(const std::vector<std::string> &Prefixes) {
   return Prefixes.empty() ? std::string() : Prefixes.front();
 }
 
+bool isMachO(const audit::Binary &B) {
+  return B.format() == audit::BinaryFormat::MachO;
+}
+
+std::string symbolGlob(const audit::Binary &B, StringRef Prefix) {
+  if (Prefix.empty())
+    return "<name>";
+  if (!isMachO(B))
+    return (Prefix + "*").str();
+  // A Mach-O symbol name (one name, not a prefix) already has its '_'; a
+  // --prefix is a C name.
+  if (Prefix.starts_with("_"))
+    return Prefix.str();
+  return ("_" + Prefix + "*").str();
+}
+
+std::string appleExportFromLibrary(const audit::Binary &Lib, StringRef Glob) {
+  return formatv("export it from {0}: add `{1}` to its "
+                 "-exported_symbols_list (or drop the -unexported_symbol / "
+                 "-no_exported_symbols that hides it), and strip it with "
+                 "`strip -x` only",
+                 quote(base(Lib.path())), Glob)
+      .str();
+}
+
 std::string exportDynamic(const audit::Binary &Host, StringRef Prefix) {
   StringRef H = base(Host.path());
-  if (Host.format() == audit::BinaryFormat::MachO)
-    return formatv("link {0} with -Wl,-export_dynamic and do not strip its "
-                   "exports (no -exported_symbols_list that leaves them out, "
-                   "no `strip -x`)",
-                   quote(H))
+  if (isMachO(Host))
+    // ld64 exports a main executable's globals unless told otherwise; what
+    // removes them is an export list, -dead_strip (LTO too), or strip.
+    return formatv("export them from {0}: drop the -exported_symbols_list, "
+                   "-unexported_symbol or -no_exported_symbols that leaves "
+                   "out `{1}` (or add `{1}` to the list), link with "
+                   "-Wl,-export_dynamic so -dead_strip and LTO keep them, "
+                   "and strip it with `strip -x` only",
+                   quote(H), symbolGlob(Host, Prefix))
         .str();
   std::string Glob = Prefix.empty() ? std::string("<name>") : (Prefix + "*").str();
   return formatv("link {0} with -Wl,--export-dynamic (CMake: "

@@ -30,6 +30,16 @@ std::string wholeArchive(const audit::Binary &Host, llvm::StringRef Archive);
 /// The first required prefix, for globs in fixes ("aoti_torch_").
 std::string firstPrefix(const std::vector<std::string> &Prefixes);
 
+bool isMachO(const audit::Binary &B);
+
+/// The glob a linker option takes for the names under Prefix: "aoti_torch_*"
+/// for ELF, "_aoti_torch_*" for Mach-O (C names carry a leading '_');
+/// "<name>" without a prefix.
+std::string symbolGlob(const audit::Binary &B, llvm::StringRef Prefix);
+
+/// Mach-O: how to make a library (not an executable) export Glob.
+std::string appleExportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
+
 } // namespace aoti::rules::fixtext
 
 #endif

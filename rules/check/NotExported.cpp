@@ -2,7 +2,9 @@
 //
 // The host defines the name but its dynamic symbol table does not hold it: an
 // executable exports only what a shared library on its link line referenced,
-// unless it is linked with --export-dynamic.
+// unless it is linked with --export-dynamic. A Mach-O executable exports its
+// globals by default; one missing from the export trie was left out by an
+// export list or strip.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckRules.h"
@@ -31,8 +33,12 @@ void NotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
     Fd.File = Site.File;
-    Fd.Message = formatv("{0} is defined in {1} but not exported: it is in "
-                         "the static symbol table, not the dynamic one",
+    Fd.Message = formatv(fixtext::isMachO(Exe)
+                             ? "{0} is defined in {1} but not exported: it is "
+                               "an external nlist symbol missing from the "
+                               "export trie"
+                             : "{0} is defined in {1} but not exported: it is "
+                               "in the static symbol table, not the dynamic one",
                          fixtext::quote(S.Ref->Name),
                          fixtext::quote(fixtext::base(Site.File)))
                      .str();

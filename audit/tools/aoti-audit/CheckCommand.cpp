@@ -27,6 +27,7 @@ struct CheckArgs {
   std::vector<std::string> Env;
   std::vector<std::string> LibPath;
   std::string Sysroot;
+  std::string Arch;
   std::vector<std::string> Prefixes;
   bool All = false;
   std::vector<std::string> Archives;
@@ -51,6 +52,12 @@ Examples:
   aoti-audit check --host runner --archive libaoti_shims.a model.so
   aoti-audit check --host runner --all --env LD_LIBRARY_PATH=/opt/lib model.so
   aoti-audit check --host runner --format json model.so > report.json
+  aoti-audit check --host runner.app/Contents/MacOS/runner --arch arm64 \
+      --env DYLD_LIBRARY_PATH=/opt/lib model.dylib
+
+A Mach-O host is audited the way dyld loads it: install names, @rpath,
+@loader_path, @executable_path, DYLD_LIBRARY_PATH, DYLD_FALLBACK_LIBRARY_PATH,
+two-level namespace ordinals, -undefined dynamic_lookup (docs/macho.md).
 
 Exit status: 0 the plugins load, 1 an error was found, 2 bad usage or an
 unreadable input.)";
@@ -207,12 +214,18 @@ CommandFn addCheckCommand(CLI::App &App) {
       ->required()
       ->check(CLI::ExistingFile);
   Cmd->add_option("--env", Args->Env,
-                  "NAME=VALUE the host runs with (LD_LIBRARY_PATH, LD_PRELOAD)");
+                  "NAME=VALUE the host runs with (LD_LIBRARY_PATH, LD_PRELOAD; "
+                  "DYLD_LIBRARY_PATH, DYLD_FALLBACK_LIBRARY_PATH, "
+                  "DYLD_INSERT_LIBRARIES for a Mach-O host)");
   Cmd->add_option("--lib-path", Args->LibPath,
-                  "A directory searched like an LD_LIBRARY_PATH entry, after --env's");
+                  "A directory searched like an LD_LIBRARY_PATH (Mach-O: "
+                  "DYLD_LIBRARY_PATH) entry, after --env's");
   Cmd->add_option("--sysroot", Args->Sysroot,
                   "Audit a copied file system: absolute paths are taken inside DIR")
       ->check(CLI::ExistingDirectory);
+  Cmd->add_option("--arch", Args->Arch,
+                  "The slice of universal (fat) Mach-O files to audit (arm64, "
+                  "x86_64); default: the host's, else the first");
   auto *Prefix = Cmd->add_option("--prefix", Args->Prefixes,
                                  "Names that must bind to exactly one provider "
                                  "(default: aoti_torch_)");
@@ -238,13 +251,20 @@ CommandFn addCheckCommand(CLI::App &App) {
     O.Host = Args->Host;
     O.Plugins = Args->Plugins;
     O.Loader.Sysroot = Args->Sysroot;
-    for (const std::string &E : Args->Env)
+    O.Dyld.Sysroot = Args->Sysroot;
+    O.Arch = Args->Arch;
+    for (const std::string &E : Args->Env) {
+      // Each loader model takes the variables of its own loader.
       if (Error Err = O.Loader.applyEnvironment(E)) {
         printError(toString(std::move(Err)));
         return ExitBadInput;
       }
-    for (const std::string &D : Args->LibPath)
+      cantFail(O.Dyld.applyEnvironment(E)); // same syntax, checked above
+    }
+    for (const std::string &D : Args->LibPath) {
       O.Loader.LibraryPath.push_back(D);
+      O.Dyld.LibraryPath.push_back(D);
+    }
     if (!Args->Prefixes.empty())
       O.Prefixes = Args->Prefixes;
     O.All = Args->All;
