@@ -640,7 +640,7 @@ void DupsAnalyzer::computePullIn() {
           !llvm::is_contained(Providers, unit(R)))
         Providers.push_back(unit(R));
     if (Providers.size() == 1) {
-      PullIn &S = State[Providers[0]];
+      PullIn &S = State.try_emplace(Providers[0], PullIn::Never).first->second;
       if (S != PullIn::Always) {
         S = PullIn::Always;
         Queue.push_back(Providers[0]);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "Output.h"
+#include "Sarif.h"
 
 #include "aoti/audit/Dups.h"
 #include "aoti/rules/Rule.h"
@@ -62,6 +63,7 @@ Examples:
   aoti-audit dups build/lib
   aoti-audit dups --prefix aoti_torch_ --prefix aoti_shims_ libshims.a libcuda_shims.a
   aoti-audit dups --all --cxx --format json @inputs.txt > dups.json
+  aoti-audit dups --format sarif build/lib > dups.sarif
   aoti-audit dups --write-baseline ci/dups.baseline build/lib
   aoti-audit dups --baseline ci/dups.baseline build/lib
 
@@ -299,7 +301,8 @@ CommandFn addDupsCommand(CLI::App &App) {
       ->required();
   auto *Prefix = Cmd->add_option("--prefix", Args->Prefixes,
                                  "Look at names with this prefix (repeatable; "
-                                 "default: aoti_torch_)");
+                                 "default: aoti_torch_)")
+                     ->allow_extra_args(false); // one value per --prefix
   Cmd->add_flag("--all", Args->All, "Look at every name, not only --prefix ones")
       ->excludes(Prefix);
   Cmd->add_flag("--cxx", Args->Cxx,
@@ -312,7 +315,7 @@ CommandFn addDupsCommand(CLI::App &App) {
                   "Record today's duplicates in FILE (sorted, one line per "
                   "definition) and exit 0");
   Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   Cmd->add_option("-j,--jobs", Args->Jobs,
@@ -378,7 +381,13 @@ CommandFn addDupsCommand(CLI::App &App) {
 
     if (Args->Format == "json")
       printJson(**Facts, Rs, Baseline.has_value(), Gone);
-    else
+    else if (Args->Format == "sarif") {
+      std::vector<Finding> New; // what the text shows: not in the baseline
+      for (const Report &R : Rs)
+        if (!R.Known)
+          New.push_back(*R.Find);
+      printSarif(outs(), New, SarifRun{"dups", AOTI_VERSION});
+    } else
       printText(**Facts, Rs, Baseline.has_value(), Gone,
                 useColor(outs(), Args->Color == "always" ? ColorMode::Always
                                  : Args->Color == "never" ? ColorMode::Never

@@ -7,8 +7,9 @@
 //
 // "A plain link" is one link of every input together, archives without
 // --whole-archive and shared libraries under --as-needed, resolved the way
-// lld and mold resolve (order-independent; GNU ld agrees whenever the
-// objects come first or the archives sit inside --start-group):
+// lld and mold resolve (order-independent; GNU ld agrees when the objects
+// come first, then the shared libraries, then the archives inside
+// --start-group/--end-group):
 //   * every loose object is linked;
 //   * an archive member is linked when a linked file has a non-weak undefined
 //     reference to a name the member defines and no other input defines that
