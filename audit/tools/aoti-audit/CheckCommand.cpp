@@ -1,6 +1,7 @@
 //===- CheckCommand.cpp - aoti-audit check --------------------------------===//
 #include "Commands.h"
 #include "Output.h"
+#include "Sarif.h"
 
 #include "aoti/audit/Check.h"
 #include "aoti/rules/Rule.h"
@@ -52,6 +53,7 @@ Examples:
   aoti-audit check --host runner --archive libaoti_shims.a model.so
   aoti-audit check --host runner --all --env LD_LIBRARY_PATH=/opt/lib model.so
   aoti-audit check --host runner --format json model.so > report.json
+  aoti-audit check --host runner --format sarif model.so > audit.sarif
   aoti-audit check --host runner.app/Contents/MacOS/runner --arch arm64 \
       --env DYLD_LIBRARY_PATH=/opt/lib model.dylib
 
@@ -242,7 +244,7 @@ CommandFn addCheckCommand(CLI::App &App) {
                   "A library that is not loaded but might define what is missing")
       ->check(CLI::ExistingFile);
   Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
@@ -280,6 +282,8 @@ CommandFn addCheckCommand(CLI::App &App) {
     std::vector<Finding> Fs = rules::runCheckRules(**Facts);
     if (Args->Format == "json")
       printJson(**Facts, Fs);
+    else if (Args->Format == "sarif")
+      printSarif(outs(), Fs, SarifRun{"check", AOTI_VERSION});
     else
       printText(**Facts, Fs,
                 useColor(outs(), Args->Color == "always" ? ColorMode::Always
