@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev zlib1g-dev libzstd-dev    # .pt2 reading; LLVM's own dependencies
   hyperfine                            # bench/ only
+  python3-jsonschema                   # tests/sarif: SARIF schema validation
 )
 
 missing=()
