@@ -197,16 +197,17 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
   LoaderModel &P = *F->Process;
   if (Error E = P.startExecutable(O.Host))
     return E;
-  F->HostMissingLibraries = P.missingLibraries();
-  for (unsigned G : P.globalScope())
-    for (MissingVersionNode &V : P.checkVersionNodes(G))
-      F->HostMissingVersions.push_back(std::move(V));
-
+  // What the host opens with RTLD_GLOBAL before any model is part of the
+  // host: its missing libraries and versions fail the host, not a plugin.
   for (const std::string &L : O.Preloads) {
     auto I = P.dlopen(L, /*Global=*/true);
     if (!I)
       return I.takeError();
   }
+  F->HostMissingLibraries = P.missingLibraries();
+  for (unsigned G : P.globalScope())
+    for (MissingVersionNode &V : P.checkVersionNodes(G))
+      F->HostMissingVersions.push_back(std::move(V));
 
   Analyzer An(*F);
   for (const std::string &Path : O.Plugins) {

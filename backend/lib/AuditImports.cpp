@@ -1,9 +1,7 @@
 //===- AuditImports.cpp - A model's dynamic symbols, read by aoti::audit --===//
 //
-// The same answer as ElfImports.cpp, from the audit library's format-neutral
-// model (LLVM libObject underneath). Chosen at configure time with
-// AOTI_BACKEND_SYMBOL_READER=audit; see backend/CMakeLists.txt for why the
-// built-in reader is the default.
+// The model's imports, exports and needed libraries, from the audit library's
+// format-neutral model (LLVM libObject underneath).
 //
 //===----------------------------------------------------------------------===//
 #include "DynamicImports.h"
