@@ -15,8 +15,9 @@
 //      (X.tbd for X.dylib) stands for the dylib;
 //   4. DYLD_FALLBACK_LIBRARY_PATH (default /usr/local/lib, /usr/lib) and
 //      DYLD_FALLBACK_FRAMEWORK_PATH, with the leaf name;
-//   5. without a sysroot, a system path (/usr/lib/, /System/Library/) that is
-//      not on disk is in the dyld shared cache: an opaque image.
+//   5. a system path (/usr/lib/, /System/Library/) that is not on disk, and
+//      has no text stub in the sysroot, is in the dyld shared cache: an
+//      opaque image.
 //
 // A file of another architecture or that is not a dylib is skipped and the
 // search goes on. A missing LC_LOAD_WEAK_DYLIB is not an error.
@@ -298,9 +299,11 @@ std::optional<unsigned> DyldModel::mapDependency(StringRef Name,
     }
   }
 
-  if (!Done && Config.AssumeSharedCache && Config.Sysroot.empty() &&
-      isSystemPath(Name) && Record.Skipped.empty()) {
-    // Since macOS 11 system dylibs exist only inside the shared cache.
+  if (!Done && Config.AssumeSharedCache && isSystemPath(Name) &&
+      Record.Skipped.empty()) {
+    // Since macOS 11 system dylibs exist only inside the shared cache, on a
+    // real disk and in a copied tree alike; an SDK's text stub would have
+    // been found above.
     auto B = std::make_unique<Binary>(Name.str(), BinaryFormat::MachO);
     B->Kind = FileKind::SharedLibrary;
     B->Machine = HostMachine;

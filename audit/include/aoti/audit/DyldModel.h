@@ -44,8 +44,9 @@ struct DyldConfig {
   /// (and for the executable itself: the audit machine's, else the first).
   std::string Arch;
   /// System install names (/usr/lib/..., /System/Library/...) that are not
-  /// on disk live in the dyld shared cache. Without a sysroot they load as
-  /// opaque images whose two-level imports are assumed present.
+  /// on disk live in the dyld shared cache. Unless the sysroot has a text
+  /// stub for them, they load as opaque images whose two-level imports are
+  /// assumed present (flat lookups never assume).
   bool AssumeSharedCache = true;
 
   /// Applies NAME=VALUE settings the way dyld reads its environment
