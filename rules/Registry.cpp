@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "check/CheckRules.h"
 #include "dups/DupsRules.h"
+#include "link/LinkRules.h"
 
 #include <algorithm>
 
@@ -54,8 +55,35 @@ const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
   return Rules;
 }
 
+const std::vector<std::unique_ptr<LinkRule>> &linkRules() {
+  static const std::vector<std::unique_ptr<LinkRule>> Rules = [] {
+    std::vector<std::unique_ptr<LinkRule>> R;
+    R.push_back(std::make_unique<LinkMemberNotPulledIn>());
+    R.push_back(std::make_unique<LinkNotExported>());
+    R.push_back(std::make_unique<LinkDiscardedByGc>());
+    R.push_back(std::make_unique<LinkMadeLocal>());
+    R.push_back(std::make_unique<LinkNotDefined>());
+    R.push_back(std::make_unique<LinkMultipleDefinition>());
+    R.push_back(std::make_unique<LinkWholeArchiveDuplicate>());
+    R.push_back(std::make_unique<LinkUndefinedReference>());
+    R.push_back(std::make_unique<LinkLldOnlyBackReference>());
+    R.push_back(std::make_unique<LinkInputProblem>());
+    return R;
+  }();
+  return Rules;
+}
+
+std::vector<Finding> runLinkRules(const audit::LinkFacts &Facts) {
+  std::vector<Finding> Out;
+  for (const auto &R : linkRules())
+    R->check(Facts, Out);
+  return Out;
+}
+
 std::vector<const RuleInfo *> allRules() {
   std::vector<const RuleInfo *> Out;
+  for (const auto &R : linkRules())
+    Out.push_back(&R->info());
   for (const auto &R : checkRules())
     Out.push_back(&R->info());
   for (const auto &R : dupsRules())

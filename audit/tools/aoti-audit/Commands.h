@@ -22,6 +22,7 @@ using CommandFn = std::function<int()>;
 
 CommandFn addCheckCommand(CLI::App &App);
 CommandFn addDupsCommand(CLI::App &App);
+CommandFn addLinkCommand(CLI::App &App);
 CommandFn addRulesCommand(CLI::App &App);
 
 } // namespace aoti::tool

@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
   std::map<std::string, tool::CommandFn> Commands;
   Commands["check"] = tool::addCheckCommand(App);
   Commands["dups"] = tool::addDupsCommand(App);
+  Commands["link"] = tool::addLinkCommand(App);
   Commands["rules"] = tool::addRulesCommand(App);
 
   try {

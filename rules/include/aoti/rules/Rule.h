@@ -20,6 +20,7 @@
 namespace aoti::audit {
 struct CheckFacts;
 struct DupsFacts;
+struct LinkFacts;
 }
 
 namespace aoti::rules {
@@ -55,6 +56,18 @@ public:
   virtual void check(const audit::DupsFacts &Facts,
                      std::vector<Finding> &Out) const = 0;
 };
+
+class LinkRule : public Rule {
+public:
+  virtual void check(const audit::LinkFacts &Facts,
+                     std::vector<Finding> &Out) const = 0;
+};
+
+/// Every `link` rule, in id order.
+const std::vector<std::unique_ptr<LinkRule>> &linkRules();
+
+/// Runs every link rule over the facts.
+std::vector<Finding> runLinkRules(const audit::LinkFacts &Facts);
 
 /// Every `check` rule, in id order.
 const std::vector<std::unique_ptr<CheckRule>> &checkRules();

@@ -1,0 +1,43 @@
+//===- DiscardedByGc.cpp - AOTI203 ----------------------------------------===//
+//
+// --gc-sections keeps only sections reachable from the roots: the entry
+// point, -u names and exported names. A shim nothing calls, in an executable
+// that exports nothing, is linked in and then thrown away.
+//
+//===----------------------------------------------------------------------===//
+#include "LinkRules.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules {
+
+const RuleInfo &LinkDiscardedByGc::info() const {
+  static const RuleInfo I{"AOTI203", "link-discarded-by-gc", Severity::Error,
+                          "--gc-sections removes a required symbol the link "
+                          "pulled in"};
+  return I;
+}
+
+void LinkDiscardedByGc::check(const LinkFacts &F,
+                              std::vector<Finding> &Out) const {
+  for (const RequiredSymbol &Q : F.Required) {
+    if (Q.Status != RequiredStatus::Discarded)
+      continue;
+    Finding Fd = make();
+    Fd.Symbol = Q.Name;
+    Fd.File = F.objectName(F.Result, Q.Object);
+    Fd.Message = formatv("{0} from {1} is linked, then removed by "
+                         "--gc-sections: nothing live refers to it and it is "
+                         "not exported",
+                         linkfix::quote(Q.Name), Fd.File)
+                     .str();
+    Fd.Fix = linkfix::exportDynamic(F) +
+             " (exported names are roots, so --gc-sections keeps them)";
+    Out.push_back(std::move(Fd));
+  }
+}
+
+} // namespace aoti::rules

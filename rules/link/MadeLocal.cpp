@@ -1,0 +1,73 @@
+//===- MadeLocal.cpp - AOTI204 --------------------------------------------===//
+//
+// Some definitions can never be exported, whatever the export flags: hidden
+// or internal visibility (the most constraining visibility of any object
+// wins), a version script's `local:`, and --exclude-libs for members of the
+// named archives.
+//
+//===----------------------------------------------------------------------===//
+#include "LinkRules.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules {
+
+const RuleInfo &LinkMadeLocal::info() const {
+  static const RuleInfo I{"AOTI204", "link-made-local", Severity::Error,
+                          "a required symbol is hidden or made local, so no "
+                          "export flag can export it"};
+  return I;
+}
+
+void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
+  for (const RequiredSymbol &Q : F.Required) {
+    if (Q.Status != RequiredStatus::MadeLocal)
+      continue;
+    Finding Fd = make();
+    Fd.Symbol = Q.Name;
+    Fd.File = F.objectName(F.Result, Q.Object);
+    std::string Q1 = linkfix::quote(Q.Name);
+    switch (Q.LocalBy) {
+    case LinkSymbol::Local::Visibility:
+      Fd.Message = formatv("{0} has hidden visibility (in {1} or an object "
+                           "that refers to it): it stays out of .dynsym",
+                           Q1, Fd.File)
+                       .str();
+      Fd.Fix = "give the shims default visibility: "
+               "__attribute__((visibility(\"default\"))) on their "
+               "declarations, or build the shim archive without "
+               "-fvisibility=hidden";
+      break;
+    case LinkSymbol::Local::VersionScript: {
+      std::string Scripts;
+      for (const std::string &S : F.Line.VersionScripts)
+        Scripts += (Scripts.empty() ? "" : ", ") + F.displayPath(S);
+      Fd.Message = formatv("the version script ({0}) makes {1} local", Scripts,
+                           Q1)
+                       .str();
+      Fd.Fix = formatv("list `{0}` under `global:` in {1}",
+                       linkfix::prefixGlob(F), Scripts)
+                   .str();
+      break;
+    }
+    case LinkSymbol::Local::ExcludeLibs:
+      Fd.Message = formatv("--exclude-libs hides the symbols of {0}, {1} "
+                           "among them",
+                           F.inputName(Q.Input), Q1)
+                       .str();
+      Fd.Fix = formatv("take {0} out of --exclude-libs",
+                       sys::path::filename(F.Inputs[Q.Input].Path))
+                   .str();
+      break;
+    case LinkSymbol::Local::No:
+      continue;
+    }
+    Out.push_back(std::move(Fd));
+  }
+}
+
+} // namespace aoti::rules

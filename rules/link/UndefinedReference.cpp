@@ -1,0 +1,74 @@
+//===- UndefinedReference.cpp - AOTI208 -----------------------------------===//
+//
+// A non-weak reference that nothing resolves stops the link: from a linked
+// object (always, for an executable; with -z defs for a shared library), or
+// from a shared library on the line (--no-allow-shlib-undefined, the default
+// for executables). With --gc-sections only references from live sections
+// count. The usual cause under GNU ld is order: the archive that defines the
+// name was read before the object that needs it.
+//
+//===----------------------------------------------------------------------===//
+#include "LinkRules.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules {
+
+const RuleInfo &LinkUndefinedReference::info() const {
+  static const RuleInfo I{"AOTI208", "link-undefined-reference",
+                          Severity::Error,
+                          "a reference nothing on the link line resolves: "
+                          "the link fails"};
+  return I;
+}
+
+void LinkUndefinedReference::check(const LinkFacts &F,
+                                   std::vector<Finding> &Out) const {
+  for (const audit::UndefinedReference &U : F.Result.Undefined) {
+    Finding Fd = make();
+    Fd.Symbol = U.Symbol;
+    std::string Q = linkfix::quote(U.Symbol);
+    if (U.RequireDefined) {
+      Fd.File = F.displayPath(F.Line.Output);
+      Fd.Message = formatv("--require-defined={0} names a symbol nothing on "
+                           "the line defines",
+                           U.Symbol)
+                       .str();
+      Fd.Fix = "add what defines it, or drop the option";
+      Out.push_back(std::move(Fd));
+      continue;
+    }
+    std::string By = U.ByObject >= 0 ? F.objectName(F.Result, U.ByObject)
+                                     : F.inputName(U.BySharedInput);
+    Fd.File = By;
+    Fd.Message = formatv("{0} refers to {1}, which nothing the link takes "
+                         "defines; {2} stops with \"undefined {3}\"",
+                         By, Q, linkfix::linkerName(F),
+                         F.Line.Flavor == LinkFlavor::LLD ? "symbol: " + U.Symbol
+                                                          : "reference to `" +
+                                                                U.Symbol + "'")
+                     .str();
+    if (U.DefinedInInput >= 0) {
+      std::string W = linkfix::quote(linkfix::written(F, U.DefinedInInput));
+      Fd.Message += formatv(" ({0} defines it, but is read before the "
+                            "reference and GNU ld does not go back)",
+                            W)
+                        .str();
+      Fd.Fix = formatv("move {0} after {1} on the line, or put both in "
+                       "`-Wl,--start-group … -Wl,--end-group`",
+                       W, By)
+                   .str();
+    } else {
+      Fd.Fix = formatv("add the object or library that defines {0} to the "
+                       "link line, after {1}",
+                       Q, By)
+                   .str();
+    }
+    Out.push_back(std::move(Fd));
+  }
+}
+
+} // namespace aoti::rules

@@ -1,0 +1,438 @@
+#!/usr/bin/env python3
+"""Link agreement matrix: `aoti-audit link` against the real linkers.
+
+Every case is one link line over fixtures compiled at test time. Each line
+runs twice: with gcc (GNU ld, the default) and with clang-19 -fuse-ld=lld.
+For each run the audit predicts first (`aoti-audit link --format json -- CMD`),
+then the real linker links, with -Map (GNU ld) or --why-extract (lld) to say
+which archive members it took. A run passes only when
+
+  * the link succeeds exactly when the audit predicts no error, and the
+    "multiple definition" / "undefined reference" names it reports are the
+    audit's;
+  * the archive members the linker extracted are the audit's;
+  * the output's .dynsym (llvm-nm -D --defined-only) and .symtab definitions
+    are the audit's, and so are its DT_NEEDED test libraries;
+  * the case's own expectation holds (a status, a finding), so a case cannot
+    pass by testing nothing;
+  * when the audit proposes a fixed command, running it links and exports
+    every required name -- or fails with exactly the duplicates the audit
+    said the fix would add.
+
+Names compared are the fixtures' own (aoti_torch_*, t_*).
+
+Usage: link_matrix.py --audit PATH [--case NAME] [--keep] [--list]
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NS = re.compile(r"^(aoti_torch_|t_)")
+
+SOURCES = {
+    # shim archive: four members; b calls c (members pull members).
+    "shim_a.c": "int aoti_torch_a(void) { return 1; }\n",
+    "shim_b.c": "int aoti_torch_c(void);\nint aoti_torch_b(void) { return aoti_torch_c() + 1; }\n",
+    "shim_c.c": "int aoti_torch_c(void) { return 3; }\n",
+    "shim_d.c": "int aoti_torch_d(void) { return 4; }\n",
+    # a second archive whose member needs the shims
+    "helper.c": "int aoti_torch_b(void);\nint t_helper(void) { return aoti_torch_b(); }\n",
+    # an object that duplicates a shim
+    "dup_a.c": "int aoti_torch_a(void) { return 11; }\n",
+    "dup_d.c": "int aoti_torch_d(void) { return 14; }\nint t_dup_d(void) { return 0; }\n",
+    # hidden shim
+    "hidden.c": "__attribute__((visibility(\"hidden\"))) int aoti_torch_h(void) { return 8; }\n"
+                "int aoti_torch_v(void) { return 9; }\n",
+    # two shims in one object, for --gc-sections (built with and without
+    # -ffunction-sections)
+    "gc.c": "int aoti_torch_ga(void) { return 5; }\nint aoti_torch_gb(void) { return 6; }\n",
+    # a shared library that refers to a shim
+    "use.c": "int aoti_torch_c(void);\nint t_use(void) { return aoti_torch_c(); }\n",
+    # mains
+    "main_plain.c": "int main(void) { return 0; }\n",
+    "main_a.c": "int aoti_torch_a(void);\nint main(void) { return aoti_torch_a(); }\n",
+    "main_b.c": "int aoti_torch_b(void);\nint main(void) { return aoti_torch_b(); }\n",
+    "main_helper.c": "int t_helper(void);\nint main(void) { return t_helper(); }\n",
+    "main_weak.c": "int aoti_torch_a(void) __attribute__((weak));\n"
+                   "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
+    "main_ga.c": "int aoti_torch_ga(void);\nint main(void) { return aoti_torch_ga(); }\n",
+    "main_use.c": "int t_use(void);\nint main(void) { return t_use(); }\n",
+}
+
+FILES = {
+    "vs.map": "{ global: aoti_torch_a; local: *; };\n",
+    "dl.list": "{ aoti_torch_b; };\n",
+    "link.rsp": "main_a.o libshims.a\n",
+}
+
+WHOLE = ["-Wl,--whole-archive", "libshims.a", "-Wl,--no-whole-archive"]
+
+# name, what it is about, link words (after the driver, before -o),
+# expectations: {"gnu"|"lld"|"both": {"status": {sym: status}, "rules": [...],
+#                "no_rules": [...], "ok": bool}}
+CASES = [
+    ("plain-archive", "an archive nothing calls: every shim is left out",
+     ["main_plain.o", "libshims.a"],
+     {"both": {"status": {"aoti_torch_a": "not-pulled-in"}, "rules": ["AOTI201"]}}),
+    ("one-call", "main calls one shim: only its member, and it is not exported",
+     ["main_a.o", "libshims.a"],
+     {"both": {"status": {"aoti_torch_a": "defined-not-exported",
+                          "aoti_torch_b": "not-pulled-in"},
+               "rules": ["AOTI201", "AOTI202"]}}),
+    ("archive-before-object", "the archive comes first: GNU ld misses the reference, lld does not",
+     ["libshims.a", "main_a.o"],
+     {"gnu": {"rules": ["AOTI208"], "ok": False},
+      "lld": {"status": {"aoti_torch_a": "defined-not-exported"}, "rules": ["AOTI209"]}}),
+    ("member-pulls-member", "b's member refers to c: the archive is rescanned",
+     ["main_b.o", "libshims.a"],
+     {"both": {"status": {"aoti_torch_b": "defined-not-exported",
+                          "aoti_torch_c": "defined-not-exported",
+                          "aoti_torch_a": "not-pulled-in"}}}),
+    ("archive-pulls-archive", "libhelper.a needs libshims.a, which follows it",
+     ["main_helper.o", "libhelper.a", "libshims.a"],
+     {"both": {"status": {"aoti_torch_b": "defined-not-exported"}}}),
+    ("archive-pulls-archive-backwards", "libhelper.a needs libshims.a, which precedes it",
+     ["main_helper.o", "libshims.a", "libhelper.a"],
+     {"gnu": {"rules": ["AOTI208"], "ok": False},
+      "lld": {"status": {"aoti_torch_b": "defined-not-exported"}}}),
+    ("group", "--start-group makes GNU ld rescan both archives",
+     ["main_helper.o", "-Wl,--start-group", "libshims.a", "libhelper.a", "-Wl,--end-group"],
+     {"both": {"status": {"aoti_torch_b": "defined-not-exported"}, "no_rules": ["AOTI208"]}}),
+    ("whole-archive", "--whole-archive links every shim, but nothing exports them",
+     ["main_plain.o"] + WHOLE,
+     {"both": {"status": {"aoti_torch_d": "defined-not-exported"}, "rules": ["AOTI202"],
+               "no_rules": ["AOTI201"]}}),
+    ("whole-archive-rdynamic", "the right link: whole archive and -rdynamic",
+     ["main_plain.o"] + WHOLE + ["-rdynamic"],
+     {"both": {"status": {"aoti_torch_a": "exported", "aoti_torch_d": "exported"}, "ok": True}}),
+    ("undefined-option", "-u pulls one member in",
+     ["main_plain.o", "-Wl,-u,aoti_torch_d", "libshims.a"],
+     {"both": {"status": {"aoti_torch_d": "defined-not-exported", "aoti_torch_a": "not-pulled-in"}}}),
+    ("shared-lib-reference", "a shared library's reference pulls c in and exports it",
+     ["main_plain.o", "-Wl,--no-as-needed", "libuse.so", "libshims.a"],
+     {"both": {"status": {"aoti_torch_c": "exported"}}}),
+    ("shared-lib-as-needed", "gcc passes --as-needed: GNU ld drops libuse.so and its reference",
+     ["main_plain.o", "libuse.so", "libshims.a"],
+     {"gnu": {"status": {"aoti_torch_c": "not-pulled-in"}},
+      "lld": {"status": {"aoti_torch_c": "exported"}}}),
+    ("shared-lib-needed-by-main", "main uses libuse.so, which needs c from the archive after it",
+     ["main_use.o", "libuse.so", "libshims.a"],
+     {"both": {"status": {"aoti_torch_c": "exported"}}}),
+    ("search-prefers-shared", "-lshims finds libshims.so before libshims.a in one directory",
+     ["main_a.o", "-Lshared", "-lshims", "-Wl,-rpath,shared"],
+     {"both": {"status": {"aoti_torch_a": "from-shared-library"},
+               "audit": ["--require-from", "shared/libshims.a"]}}),
+    ("search-bstatic", "-Bstatic makes -lshims take the archive",
+     ["main_a.o", "-Lshared", "-Wl,-Bstatic", "-lshims", "-Wl,-Bdynamic"],
+     {"both": {"status": {"aoti_torch_a": "defined-not-exported"}}}),
+    ("export-dynamic-symbol", "--export-dynamic-symbol exports one shim",
+     ["main_plain.o"] + WHOLE + ["-Wl,--export-dynamic-symbol=aoti_torch_a"],
+     {"both": {"status": {"aoti_torch_a": "exported", "aoti_torch_b": "defined-not-exported"}}}),
+    ("dynamic-list", "--dynamic-list exports the names it lists",
+     ["main_plain.o"] + WHOLE + ["-Wl,--dynamic-list=dl.list"],
+     {"both": {"status": {"aoti_torch_b": "exported", "aoti_torch_a": "defined-not-exported"}}}),
+    ("version-script", "a version script's local: * hides all but one shim from -rdynamic",
+     ["main_plain.o"] + WHOLE + ["-rdynamic", "-Wl,--version-script=vs.map"],
+     {"both": {"status": {"aoti_torch_a": "exported", "aoti_torch_b": "made-local"},
+               "rules": ["AOTI204"]}}),
+    ("gc-sections", "--gc-sections drops an uncalled shim in its own section",
+     ["main_ga.o", "libgc_fs.a", "-Wl,--gc-sections"],
+     {"both": {"status": {"aoti_torch_gb": "discarded-by-gc",
+                          "aoti_torch_ga": "defined-not-exported"}, "rules": ["AOTI203"]}}),
+    ("gc-sections-one-section", "without -ffunction-sections both shims share .text and stay",
+     ["main_ga.o", "libgc.a", "-Wl,--gc-sections"],
+     {"both": {"status": {"aoti_torch_gb": "defined-not-exported"}}}),
+    ("gc-sections-exported", "exported names are gc roots",
+     ["main_plain.o"] + WHOLE + ["-Wl,--gc-sections", "-rdynamic"],
+     {"both": {"status": {"aoti_torch_b": "exported"}, "ok": True}}),
+    ("multiple-definition", "an object and a force-linked member both define a shim",
+     ["main_plain.o", "dup_a.o"] + WHOLE,
+     {"both": {"rules": ["AOTI206"], "ok": False}}),
+    ("silent-duplicate", "an object duplicates a member nothing extracts; the whole-archive fix would collide",
+     ["main_a.o", "dup_d.o", "libshims.a"],
+     {"both": {"rules": ["AOTI201", "AOTI207"]}}),
+    ("weak-reference", "a weak reference does not pull a member in",
+     ["main_weak.o", "libshims.a"],
+     {"both": {"status": {"aoti_torch_a": "not-pulled-in"}}}),
+    ("hidden-visibility", "a hidden shim stays out of .dynsym even with -rdynamic",
+     ["main_plain.o", "-Wl,--whole-archive", "libhidden.a", "-Wl,--no-whole-archive", "-rdynamic"],
+     {"both": {"status": {"aoti_torch_h": "made-local", "aoti_torch_v": "exported"}}}),
+    ("response-file", "the line comes from a response file",
+     ["@link.rsp"],
+     {"both": {"status": {"aoti_torch_a": "defined-not-exported"}}}),
+    ("shared-output", "a shared library exports every default-visibility definition",
+     ["-shared"] + WHOLE,
+     {"both": {"status": {"aoti_torch_a": "exported"}, "ok": True}}),
+    ("shared-output-exclude-libs", "--exclude-libs hides an archive's symbols in a shared library",
+     ["-shared", "-Wl,--exclude-libs,libshims.a"] + WHOLE,
+     {"both": {"status": {"aoti_torch_a": "made-local"}}}),
+]
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, cwd, check=True):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if check and p.returncode != 0:
+        raise Failure("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
+    return p
+
+
+def build_fixtures(d):
+    for name, text in SOURCES.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    for name, text in FILES.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    for name in SOURCES:
+        if name in ("gc.c",):
+            continue
+        run(["gcc", "-c", "-O1", "-fPIC", name], d)
+    run(["gcc", "-c", "-O1", "-fPIC", "-ffunction-sections", "gc.c", "-o", "gc_fs.o"], d)
+    run(["gcc", "-c", "-O1", "-fPIC", "gc.c", "-o", "gc.o"], d)
+    ar = lambda out, *objs: run(["ar", "rcs", out] + list(objs), d)
+    ar("libshims.a", "shim_a.o", "shim_b.o", "shim_c.o", "shim_d.o")
+    ar("libhelper.a", "helper.o")
+    ar("libhidden.a", "hidden.o")
+    ar("libgc_fs.a", "gc_fs.o")
+    ar("libgc.a", "gc.o")
+    run(["gcc", "-shared", "-o", "libuse.so", "use.o"], d)
+    os.makedirs(os.path.join(d, "shared"), exist_ok=True)
+    run(["gcc", "-shared", "-o", "shared/libshims.so", "shim_a.o", "shim_b.o", "shim_c.o",
+         "shim_d.o"], d)
+    shutil.copy(os.path.join(d, "libshims.a"), os.path.join(d, "shared", "libshims.a"))
+
+
+# --- what the linker did ----------------------------------------------------
+
+def bfd_extracted(map_path):
+    """Members from GNU ld's map: "Archive member included to satisfy ..."."""
+    out = set()
+    if not os.path.exists(map_path):
+        return out
+    lines = open(map_path, errors="replace").read().splitlines()
+    try:
+        i = lines.index("Archive member included to satisfy reference by file (symbol)")
+    except ValueError:
+        return out
+    for line in lines[i + 1:]:
+        if line and not line[0].isspace():
+            if "(" not in line.split()[0]:
+                break  # the next section's title
+            out.add(member_key(line.split()[0]))
+    return out
+
+
+def lld_extracted(why_path):
+    out = set()
+    if not os.path.exists(why_path):
+        return out
+    for line in open(why_path).read().splitlines()[1:]:
+        parts = line.split("\t")
+        if len(parts) >= 2:
+            out.add(member_key(parts[1]))
+    return out
+
+
+def member_key(s):
+    m = re.match(r"^(.*)\(([^()]*)\)$", s)
+    if not m:
+        return os.path.basename(s)
+    return "%s(%s)" % (os.path.basename(m.group(1)), m.group(2))
+
+
+def nm(path, dynamic):
+    cmd = ["llvm-nm-19", "--defined-only", "-j"] + (["-D"] if dynamic else []) + [path]
+    p = run(cmd, os.path.dirname(path), check=False)
+    return {n for n in p.stdout.split() if NS.match(n)}
+
+
+def needed(path, d):
+    p = run(["readelf", "-d", path], d, check=False)
+    return {m for m in re.findall(r"\(NEEDED\)\s+Shared library: \[(.*?)\]", p.stdout)
+            if m.startswith("lib") and ("use" in m or "shims" in m)}
+
+
+def link_errors(stderr):
+    mult = set(re.findall(r"multiple definition of [`']([^'`]+)'", stderr))
+    mult |= set(re.findall(r"duplicate symbol: (\S+)", stderr))
+    undef = set(re.findall(r"undefined reference to [`']([^'`]+)'", stderr))
+    undef |= set(re.findall(r"undefined reference to (\S+) \[--no-allow-shlib-undefined\]", stderr))
+    undef |= set(re.findall(r"undefined symbol: (\S+)", stderr))
+    return ({n for n in mult if NS.match(n)}, {n for n in undef if NS.match(n)})
+
+
+# --- one run ------------------------------------------------------------------
+
+TOOLCHAINS = {
+    "gnu": ["gcc"],
+    "lld": ["clang-19", "-fuse-ld=lld"],
+}
+
+
+def audit(args, extra, cmd, d):
+    p = run([args.audit, "link", "--format", "json"] + extra + ["--"] + cmd, d, check=False)
+    if p.returncode not in (0, 1):
+        raise Failure("aoti-audit exit %d: %s" % (p.returncode, p.stderr))
+    doc = json.loads(p.stdout)
+    if doc.get("schema_version") != 1 or len(doc["links"]) != 1:
+        raise Failure("unexpected JSON shape")
+    return doc["links"][0]
+
+
+def predicted_members(link, lld):
+    out = set()
+    for e in link["extracted"]:
+        if e["member"] is None:
+            continue
+        if lld and e["reason"] == "whole-archive":
+            continue  # --why-extract does not list --whole-archive members
+        out.add("%s(%s)" % (os.path.basename(e["archive"]), e["member"]))
+    return {m for m in out if not m.startswith(("libc", "libgcc", "libstdc++", "libm"))}
+
+
+def ns(names):
+    return {n for n in names if NS.match(n)}
+
+
+def compare(pred, p, outp, tc, d, label, problems):
+    """The prediction `pred` (a link, or a fix replay) against run `p`."""
+    def differ(what, a, b):
+        if a != b:
+            problems.append("%s%s: audit %s, linker %s" % (label, what, sorted(a), sorted(b)))
+
+    pred_mult = ns(m["symbol"] for m in pred["multiple_definitions"])
+    pred_undef = ns(u["symbol"] for u in pred["undefined"])
+    pred_ok = not pred["multiple_definitions"] and not pred["undefined"] and \
+        not pred.get("problems")
+    real_mult, real_undef = link_errors(p.stderr)
+    if pred_ok != (p.returncode == 0):
+        problems.append("%slink %s, audit predicted %s (stderr: %s)" %
+                        (label, "succeeded" if p.returncode == 0 else "failed",
+                         "success" if pred_ok else "failure", p.stderr.strip()[:400]))
+    differ("multiple definitions", pred_mult, real_mult)
+    differ("undefined references", pred_undef, real_undef)
+    if p.returncode != 0:
+        return
+    if not label:  # members: from the map or --why-extract of the first run
+        real_members = (lld_extracted(outp + ".why") if tc == "lld"
+                        else bfd_extracted(outp + ".map"))
+        real_members = {m for m in real_members
+                        if not m.startswith(("libc", "libgcc", "libstdc++", "libm"))}
+        differ("extracted members", predicted_members(pred, tc == "lld"), real_members)
+    differ(".dynsym", ns(pred["exports"]), nm(outp, True))
+    differ(".symtab", ns(pred["defined"]), nm(outp, False))
+    pred_needed = {os.path.basename(n) for n in pred["needed"] if "use" in n or "shims" in n}
+    differ("DT_NEEDED", pred_needed, needed(outp, d))
+
+
+def check_run(args, case, tc, d):
+    name, _, words, expect = case
+    exp = dict(expect.get("both", {}))
+    exp.update(expect.get(tc, {}))
+    out = "out-%s-%s%s" % (name, tc, ".so" if "-shared" in words else "")
+    base = TOOLCHAINS[tc] + words + ["-o", out, "-Wl,-Map=%s.map" % out]
+    if tc == "lld":
+        base.append("-Wl,--why-extract=%s.why" % out)
+    link = audit(args, exp.get("audit", []), base, d)
+    p = run(base, d, check=False)
+    problems = []
+    compare(link, p, os.path.join(d, out), tc, d, "", problems)
+
+    # The case's own point.
+    status = {r["name"]: r["status"] for r in link["required"]}
+    rules = {f["rule"] for f in link["findings"]}
+    for sym, want in exp.get("status", {}).items():
+        if status.get(sym) != want:
+            problems.append("expected %s %s, audit says %s" % (sym, want, status.get(sym)))
+    for r in exp.get("rules", []):
+        if r not in rules:
+            problems.append("expected finding %s, got %s" % (r, sorted(rules)))
+    for r in exp.get("no_rules", []):
+        if r in rules:
+            problems.append("unexpected finding %s" % r)
+    if "ok" in exp and link["ok"] != exp["ok"]:
+        problems.append("expected ok=%s" % exp["ok"])
+
+    # The fix, run for real: it must do what its replay says.
+    fix = link.get("fix")
+    note = ""
+    if fix and fix.get("command"):
+        cmd = list(fix["command"])
+        cmd[cmd.index("-o") + 1] = out + ".fixed"
+        cmd = [w for w in cmd if not w.startswith(("-Wl,-Map=", "-Wl,--why-extract="))]
+        fp = run(cmd, d, check=False)
+        before = len(problems)
+        compare(fix["replay"], fp, os.path.join(d, out + ".fixed"), tc, d, "with the fix: ",
+                problems)
+        if fix["adds_multiple_definitions"]:
+            note = "fix collides as predicted"
+        elif fp.returncode == 0 and len(problems) == before:
+            required = {r["name"] for r in link["required"]}
+            have = nm(os.path.join(d, out + ".fixed"), True)
+            if fix["required_exported"] == fix["required_total"] and not required <= have:
+                problems.append("fixed command does not export %s" % sorted(required - have))
+            note = "fix verified"
+        else:
+            note = "fix replayed"
+    return problems, note
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--audit", required=True)
+    ap.add_argument("--case")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        for c in CASES:
+            print("%-32s %s" % (c[0], c[1]))
+        return 0
+    for tool in ("gcc", "clang-19", "ld.lld-19", "llvm-nm-19", "readelf", "ar"):
+        if not shutil.which(tool) and not (tool == "ld.lld-19" and shutil.which("ld.lld")):
+            print("SKIP: %s not found" % tool)
+            return 77
+    d = tempfile.mkdtemp(prefix="aoti-link-matrix-")
+    try:
+        build_fixtures(d)
+        cases = [c for c in CASES if not args.case or c[0] == args.case]
+        if not cases:
+            print("no case named %s" % args.case)
+            return 2
+        failed = 0
+        runs = 0
+        for case in cases:
+            for tc in ("gnu", "lld"):
+                runs += 1
+                try:
+                    problems, note = check_run(args, case, tc, d)
+                except Failure as e:
+                    problems, note = [str(e)], ""
+                mark = "ok  " if not problems else "FAIL"
+                print("%s %-32s %-4s %s%s" % (mark, case[0], tc, case[1],
+                                              (" [%s]" % note) if note else ""))
+                for pr in problems:
+                    print("       " + pr)
+                failed += bool(problems)
+        print("%d link line(s) x 2 linkers: %d of %d runs agree with the real linker"
+              % (len(cases), runs - failed, runs))
+        return 1 if failed else 0
+    finally:
+        if args.keep:
+            print("kept", d)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
