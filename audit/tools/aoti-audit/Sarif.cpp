@@ -125,15 +125,18 @@ json::Object resultJson(const Finding &F, const StringMap<size_t> &RuleIndex) {
     Msg += "\nfix: " + F.Fix;
   O["message"] = text(Msg);
 
-  if (!F.File.empty()) {
-    auto [Artifact, Member] = splitArchiveMember(F.File);
+  // A result without a location is dropped by some viewers (GitHub): a
+  // finding about no file in particular is placed on its plugin.
+  StringRef File = F.File.empty() ? StringRef(F.Plugin) : StringRef(F.File);
+  if (!File.empty()) {
+    auto [Artifact, Member] = splitArchiveMember(File);
     json::Object Loc;
     Loc["physicalLocation"] = json::Object{
         {"artifactLocation", json::Object{{"uri", sarifUri(Artifact)}}}};
     json::Array Logical;
     if (!Member.empty())
       Logical.push_back(json::Object{{"name", Member.str()},
-                                     {"fullyQualifiedName", F.File},
+                                     {"fullyQualifiedName", File.str()},
                                      {"kind", "member"}});
     if (!F.Symbol.empty())
       Logical.push_back(json::Object{{"name", F.Symbol}, {"kind", "function"}});
