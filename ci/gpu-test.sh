@@ -48,10 +48,16 @@ phase_stage() {
   strip -g -o "$CARRY/lib/libaoti_shims.so.0" "$B/lib/libaoti_shims.so.0"
   cp -L "$B/lib/libbackend_dup_shim.so" "$CARRY/lib/"
   cp -L "$(ldconfig -p | awk '/libzip.so.4 /{print $NF; exit}')" "$CARRY/lib/libzip.so.4"
-  for o in "$B"/backend/CMakeFiles/aoti_run_main.dir/tools/*.o; do
-    strip -g -o "$CARRY/obj/$(basename "$o")" "$o"
-  done
-  strip -g -o "$CARRY/obj/libaoti_backend.a" "$B/lib/libaoti_backend.a"
+  # The LibTorch row is linked on the GPU machine, which has no LLVM: carry
+  # aoti-run's objects pre-linked with everything static they use.
+  local T="$B"/backend/CMakeFiles/aoti_run_main.dir/tools
+  g++ -r -nostdlib -o "$CARRY/obj/aoti-run-partial.o" "$T/aoti-run.cpp.o" "$T/Timer.cpp.o" \
+      "$B/lib/libaoti_backend.a" "$B/lib/libaoti_audit.a" \
+      $(llvm-config-19 --link-static --libfiles object textapi demangle) || return 1
+  strip -g "$CARRY/obj/aoti-run-partial.o"
+  # The binaries share LLVM's code: one solid archive travels in a fraction
+  # of their size (unpacked by the unpack phase).
+  tar -C "$CARRY" -cJf "$CARRY/bin.tar.xz" bin obj && rm -rf "$CARRY/bin" "$CARRY/obj"
   [ -n "${MODELS_TAR:-}" ] && cp $MODELS_TAR "$CARRY/models/"
   du -sh "$CARRY"; ls -la "$CARRY"/*
 }
@@ -94,6 +100,7 @@ phase_pack() {
 }
 
 phase_unpack() {
+  [ -f "$CARRY/bin.tar.xz" ] && tar -C "$CARRY" -xJf "$CARRY/bin.tar.xz"
   cat "$CARRY"/models/models.tar.gz.* | tar -xzf - -C "$MODELS"
   for d in "$MODELS"/*/; do
     [ -f "$d/model.pt2" ] && mkdir -p "$d/pkg" && (cd "$d/pkg" && $PY -m zipfile -e ../model.pt2 .)

@@ -52,7 +52,10 @@ def link_libtorch_runner(carry, out):
     tl = os.path.join(os.path.dirname(torch.__file__), "lib")
     cudalib = "/usr/local/cuda/targets/x86_64-linux/lib"
     obj = os.path.join(carry, "obj")
-    cmd = ["g++", "-o", out, f"{obj}/aoti-run.cpp.o", f"{obj}/Timer.cpp.o", f"{obj}/libaoti_backend.a",
+    # aoti-run-partial.o is aoti-run's objects with the backend, the audit
+    # library and the LLVM members it uses, pre-linked (ld -r) on the CPU
+    # machine: LLVM's archives are not on this one.
+    cmd = ["g++", "-o", out, f"{obj}/aoti-run-partial.o", "-l:libzstd.so.1", "-l:libz.so.1",
            "-Wl,--no-as-needed", f"-L{tl}", "-ltorch_cpu", "-ltorch_cuda", "-lc10_cuda", "-lc10",
            f"{carry}/lib/libaoti_shims.so.0", "-Wl,--as-needed", f"{carry}/lib/libzip.so.4",
            f"-L{cudalib}", "-lcudart", "-ldl", f"-Wl,-rpath,{tl}", "-Wl,--allow-shlib-undefined"]
