@@ -343,6 +343,27 @@ def loader_path(c):
 
 
 @case
+def executable_path(c):
+    """@executable_path/Frameworks/libshims.dylib is the host's directory, whoever loads it."""
+    shims = shims_dylib(c, "app/Frameworks/libshims.dylib",
+                        "@executable_path/Frameworks/libshims.dylib")
+    model = two_level_plugin(c, "models/model.so", shims)
+    r = c.check(c.ld("app/host", c.cc("host", HOST_C)), model, rc=0)
+    r.expect_status(SHIMS[0], "bound", provider="libshims.dylib")
+
+
+@case
+def dyld_insert_libraries(c):
+    """DYLD_INSERT_LIBRARIES loads right after the executable: a flat lookup finds the shims there."""
+    lib = shims_dylib(c, "inserted/libshims.dylib", "@rpath/libshims.dylib")
+    host = c.ld("host", c.cc("host", HOST_C))
+    model = dynamic_lookup_plugin(c)
+    c.check(host, model, rc=1).expect_status(SHIMS[0], "missing")
+    r = c.check(host, model, extra=("--env", "DYLD_INSERT_LIBRARIES=" + lib), rc=0)
+    r.expect_status(SHIMS[0], "bound", provider="libshims.dylib")
+
+
+@case
 def dyld_library_path(c):
     """An absolute install name that does not exist, found by DYLD_LIBRARY_PATH (and the fallback path)."""
     shims = shims_dylib(c, "opt/libshims.dylib", "/nonexistent/lib/libshims.dylib")
