@@ -443,7 +443,8 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
     if (P.p_type != ELF::PT_INTERP)
       continue;
     HasInterp = true;
-    if (P.p_offset + P.p_filesz > Buffer.getBufferSize() || P.p_filesz == 0)
+    if (P.p_offset > Buffer.getBufferSize() ||
+        P.p_filesz > Buffer.getBufferSize() - P.p_offset || P.p_filesz == 0)
       return fileError(DisplayPath, "PT_INTERP points past the end of the file");
     StringRef Interp(Buffer.getBufferStart() + P.p_offset, P.p_filesz);
     B->Interpreter = B->save(Interp.take_until([](char C) { return C == 0; }));
@@ -452,6 +453,13 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
   // --- dynamic section ------------------------------------------------------
   uint64_t Flags = 0, Flags1 = 0;
   if (Hdr.e_type != ELF::ET_REL) {
+    // libObject's dynamicEntries() trusts PT_DYNAMIC's extent and reads its
+    // last entry wherever that points (LLVM 19): check it first.
+    for (const auto &P : *Phdrs)
+      if (P.p_type == ELF::PT_DYNAMIC &&
+          (P.p_offset > Buffer.getBufferSize() ||
+           P.p_filesz > Buffer.getBufferSize() - P.p_offset))
+        return fileError(DisplayPath, "PT_DYNAMIC points past the end of the file");
     auto Dyn = Obj.dynamicEntries();
     if (!Dyn)
       return fileError(DisplayPath, Dyn.takeError());

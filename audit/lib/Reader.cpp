@@ -3,6 +3,7 @@
 
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -15,6 +16,70 @@ namespace {
 Error fileError(StringRef Path, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), "%s: %s",
                            Path.str().c_str(), Msg.str().c_str());
+}
+// libObject (LLVM 19) walks an archive's symbol index without bounds checks:
+// a count larger than the table, names without their NULs, or a member
+// offset past the end of the file make Archive::Symbol read outside the
+// buffer. This checks the index's shape before anything iterates it.
+Error checkSymbolIndex(const object::Archive &Ar, StringRef Path) {
+  StringRef T = Ar.getSymbolTable();
+  uint64_t FileSize = Ar.getData().size();
+  const uint64_t HeaderSize = 60; // struct ar_hdr
+  auto Bad = [&](const Twine &Why) { return fileError(Path, "symbol index: " + Why); };
+  auto MemberFits = [&](uint64_t Off) { return Off <= FileSize && FileSize - Off >= HeaderSize; };
+  switch (Ar.kind()) {
+  case object::Archive::K_GNU:
+  case object::Archive::K_GNU64: {
+    bool Is64 = Ar.kind() == object::Archive::K_GNU64;
+    uint64_t W = Is64 ? 8 : 4;
+    if (T.size() < W)
+      return Bad("too short for its symbol count");
+    uint64_t N = Is64 ? support::endian::read64be(T.data())
+                      : support::endian::read32be(T.data());
+    if (N > (T.size() - W) / W)
+      return Bad(formatv("{0} symbols do not fit in {1} bytes", N, T.size()));
+    for (uint64_t I = 0; I < N; ++I) {
+      const char *P = T.data() + W + I * W;
+      uint64_t Off = Is64 ? support::endian::read64be(P) : support::endian::read32be(P);
+      if (!MemberFits(Off))
+        return Bad(formatv("symbol {0} names a member at offset {1}, past the "
+                           "end of the file", I, Off));
+    }
+    if (uint64_t(T.drop_front(W + N * W).count('\0')) < N)
+      return Bad("the symbol names run past the end of the index");
+    return Error::success();
+  }
+  case object::Archive::K_BSD:
+  case object::Archive::K_DARWIN:
+  case object::Archive::K_DARWIN64: {
+    bool Is64 = Ar.kind() == object::Archive::K_DARWIN64;
+    uint64_t W = Is64 ? 8 : 4;
+    auto Read = [&](uint64_t At) {
+      return Is64 ? support::endian::read64le(T.data() + At)
+                  : support::endian::read32le(T.data() + At);
+    };
+    if (T.size() < W)
+      return Bad("too short for its size field");
+    uint64_t RanlibBytes = Read(0);
+    if (RanlibBytes > T.size() - W || T.size() - W - RanlibBytes < W)
+      return Bad("the ranlib table does not fit in the index");
+    uint64_t StrSize = Read(W + RanlibBytes);
+    StringRef Str = T.drop_front(2 * W + RanlibBytes);
+    if (StrSize > Str.size())
+      return Bad("the string table does not fit in the index");
+    Str = Str.take_front(StrSize);
+    for (uint64_t E = 0; E + 2 * W <= RanlibBytes; E += 2 * W) {
+      uint64_t StrX = Read(W + E), Off = Read(W + E + W);
+      if (StrX >= Str.size() || Str.find('\0', StrX) == StringRef::npos)
+        return Bad(formatv("a name at {0} is outside the string table", StrX));
+      if (!MemberFits(Off))
+        return Bad(formatv("a member at offset {0} is past the end of the file", Off));
+    }
+    return Error::success();
+  }
+  default:
+    return Error::success();
+  }
 }
 } // namespace
 
@@ -161,6 +226,8 @@ Archive::create(std::string Path, std::unique_ptr<MemoryBuffer> Buffer) {
 
   A->HasIndex = A->Ar->hasSymbolTable();
   if (A->HasIndex) {
+    if (Error E = checkSymbolIndex(*A->Ar, A->Path))
+      return E;
     for (const object::Archive::Symbol &S : A->Ar->symbols()) {
       auto C = S.getMember();
       if (!C)
