@@ -77,8 +77,11 @@ def elf_mutations(data):
             if p["type"] == PT_DYNAMIC:
                 yield "pt-dynamic-past-end", put(data, p["hdr"] + 8, "<Q", n + 0x100)
                 yield "pt-dynamic-size-huge", put(data, p["hdr"] + 32, "<Q", 1 << 40)
+                yield "pt-dynamic-size-wraps", put(data, p["hdr"] + 32, "<Q", (1 << 64) - 0x10)
             if p["type"] == PT_INTERP:
                 yield "pt-interp-past-end", put(data, p["hdr"] + 8, "<Q", n + 0x100)
+                # offset + size wraps around to a small number
+                yield "pt-interp-size-wraps", put(data, p["hdr"] + 32, "<Q", (1 << 64) - 0x10)
     for name in SHT_NAMES:
         if not e.has(name):
             continue
