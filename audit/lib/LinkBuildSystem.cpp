@@ -186,13 +186,12 @@ Expected<CMakeLinks> readCMakeLinks(StringRef BuildDirIn) {
     if (!TV)
       return TV.takeError();
     const json::Object *TO = TV->getAsObject();
-    TargetInfo Info{str(TO, "name"), str(TO, "type"), std::move(*TV)};
-    if (Info.Type == "STATIC_LIBRARY")
-      if (const json::Array *Arts = TO->getArray("artifacts"))
+    std::string Name = str(TO, "name"), Type = str(TO, "type");
+    if (Type == "STATIC_LIBRARY")
+      if (const json::Array *Arts = TO ? TO->getArray("artifacts") : nullptr)
         for (const json::Value &A : *Arts)
-          ArchiveTargets[join(BuildDir, str(A.getAsObject(), "path"))] =
-              Info.Name;
-    All.push_back(std::move(Info));
+          ArchiveTargets[join(BuildDir, str(A.getAsObject(), "path"))] = Name;
+    All.push_back({std::move(Name), std::move(Type), std::move(*TV)});
   }
 
   for (const TargetInfo &T : All) {

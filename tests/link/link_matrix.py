@@ -63,12 +63,16 @@ SOURCES = {
                    "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
     "main_ga.c": "int aoti_torch_ga(void);\nint main(void) { return aoti_torch_ga(); }\n",
     "main_use.c": "int t_use(void);\nint main(void) { return t_use(); }\n",
+    # a model: what it leaves undefined is what the host must export
+    "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
+               "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
 }
 
 FILES = {
     "vs.map": "{ global: aoti_torch_a; local: *; };\n",
     "dl.list": "{ aoti_torch_b; };\n",
     "link.rsp": "main_a.o libshims.a\n",
+    "required.txt": "# the shims the model needs\naoti_torch_c\naoti_torch_b\n",
 }
 
 WHOLE = ["-Wl,--whole-archive", "libshims.a", "-Wl,--no-whole-archive"]
@@ -169,6 +173,28 @@ CASES = [
     ("shared-output", "a shared library exports every default-visibility definition",
      ["-shared"] + WHOLE,
      {"both": {"status": {"aoti_torch_a": "exported"}, "ok": True}}),
+    ("plugin-requires", "--plugin: only what the model leaves undefined is required",
+     ["main_a.o", "libshims.a"],
+     {"both": {"audit": ["--plugin", "model.so"],
+               "status": {"aoti_torch_a": "defined-not-exported", "aoti_torch_d": "not-pulled-in"},
+               "required": ["aoti_torch_a", "aoti_torch_d"]}}),
+    ("require-list", "--require: a list file names the required shims",
+     ["main_b.o", "libshims.a"],
+     {"both": {"audit": ["--require", "required.txt"],
+               "status": {"aoti_torch_b": "defined-not-exported", "aoti_torch_c": "defined-not-exported"},
+               "required": ["aoti_torch_b", "aoti_torch_c"]}}),
+    ("wl-combined", "one -Wl, word holds the whole-archive region and the export",
+     ["main_plain.o", "-Wl,--whole-archive,libshims.a,--no-whole-archive,--export-dynamic"],
+     {"both": {"status": {"aoti_torch_c": "exported"}, "ok": True}}),
+    ("direct-static", "the linker run directly: a static executable exports nothing",
+     ["-e", "main", "main_a.o", "libshims.a"],
+     {"both": {"direct": True, "status": {"aoti_torch_a": "defined-not-exported"}}}),
+    ("direct-shared-lib", "the linker run directly, with a shared library that needs a shim",
+     ["-e", "main", "main_use.o", "libuse.so", "libshims.a"],
+     {"both": {"direct": True, "status": {"aoti_torch_c": "exported"}}}),
+    ("direct-shared-output", "the linker run directly to make a shared library",
+     ["-shared", "--whole-archive", "libshims.a", "--no-whole-archive"],
+     {"both": {"direct": True, "status": {"aoti_torch_d": "exported"}, "ok": True}}),
     ("shared-output-exclude-libs", "--exclude-libs hides an archive's symbols in a shared library",
      ["-shared", "-Wl,--exclude-libs,libshims.a"] + WHOLE,
      {"both": {"status": {"aoti_torch_a": "made-local"}}}),
@@ -206,6 +232,7 @@ def build_fixtures(d):
     ar("libgc_fs.a", "gc_fs.o")
     ar("libgc.a", "gc.o")
     run(["gcc", "-shared", "-o", "libuse.so", "use.o"], d)
+    run(["gcc", "-shared", "-o", "model.so", "model.o"], d)
     os.makedirs(os.path.join(d, "shared"), exist_ok=True)
     run(["gcc", "-shared", "-o", "shared/libshims.so", "shim_a.o", "shim_b.o", "shim_c.o",
          "shim_d.o"], d)
@@ -277,6 +304,10 @@ TOOLCHAINS = {
     "gnu": ["gcc"],
     "lld": ["clang-19", "-fuse-ld=lld"],
 }
+LINKERS = {  # cases that run the linker itself
+    "gnu": ["ld.bfd"],
+    "lld": ["ld.lld-19" if shutil.which("ld.lld-19") else "ld.lld"],
+}
 
 
 def audit(args, extra, cmd, d):
@@ -340,9 +371,11 @@ def check_run(args, case, tc, d):
     exp = dict(expect.get("both", {}))
     exp.update(expect.get(tc, {}))
     out = "out-%s-%s%s" % (name, tc, ".so" if "-shared" in words else "")
-    base = TOOLCHAINS[tc] + words + ["-o", out, "-Wl,-Map=%s.map" % out]
+    wl = "" if exp.get("direct") else "-Wl,"
+    base = (LINKERS if exp.get("direct") else TOOLCHAINS)[tc] + words + \
+        ["-o", out, "%s-Map=%s.map" % (wl, out)]
     if tc == "lld":
-        base.append("-Wl,--why-extract=%s.why" % out)
+        base.append("%s--why-extract=%s.why" % (wl, out))
     link = audit(args, exp.get("audit", []), base, d)
     p = run(base, d, check=False)
     problems = []
@@ -360,6 +393,8 @@ def check_run(args, case, tc, d):
     for r in exp.get("no_rules", []):
         if r in rules:
             problems.append("unexpected finding %s" % r)
+    if "required" in exp and sorted(status) != sorted(exp["required"]):
+        problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
     if "ok" in exp and link["ok"] != exp["ok"]:
         problems.append("expected ok=%s" % exp["ok"])
 
@@ -369,7 +404,8 @@ def check_run(args, case, tc, d):
     if fix and fix.get("command"):
         cmd = list(fix["command"])
         cmd[cmd.index("-o") + 1] = out + ".fixed"
-        cmd = [w for w in cmd if not w.startswith(("-Wl,-Map=", "-Wl,--why-extract="))]
+        cmd = [w for w in cmd if not w.startswith(("-Wl,-Map=", "-Wl,--why-extract=", "-Map=",
+                                                  "--why-extract="))]
         fp = run(cmd, d, check=False)
         before = len(problems)
         compare(fix["replay"], fp, os.path.join(d, out + ".fixed"), tc, d, "with the fix: ",

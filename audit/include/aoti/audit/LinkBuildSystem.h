@@ -35,8 +35,8 @@ struct BuildSystemLink {
   std::vector<std::string> MissingObjects;
 };
 
-/// Thrown-away-free result of reading the File API: when the reply does not
-/// exist yet, NeedsCMakeRun is set (the query has been written).
+/// What the File API gave. When cmake has not answered the query yet,
+/// NeedsCMakeRun is set (the query is in place for its next run).
 struct CMakeLinks {
   bool NeedsCMakeRun = false;
   std::string QueryPath;

@@ -1,0 +1,1 @@
+int aoti_torch_get_sizes(void *t, long **s) { (void)t; *s = 0; return 0; }
