@@ -1,6 +1,7 @@
 //===- LinkCommand.cpp - aoti-audit link ----------------------------------===//
 #include "Commands.h"
 #include "Output.h"
+#include "Sarif.h"
 
 #include "aoti/audit/LinkBuildSystem.h"
 #include "aoti/audit/LinkModel.h"
@@ -62,6 +63,7 @@ Examples:
   aoti-audit link -- g++ main.o -o runner -L. -lshims
   aoti-audit link --require-from libshims.a -- clang++ -fuse-ld=lld main.o libshims.a
   aoti-audit link --plugin model.so --format json -- ld -o runner crt1.o main.o -lshims -lc
+  aoti-audit link --plugin model.so --format sarif -- ld -o runner crt1.o main.o -lshims -lc
   aoti-audit link --cmake-build-dir build
   aoti-audit link --ninja build runner
 
@@ -408,7 +410,7 @@ CommandFn addLinkCommand(CLI::App &App) {
                   "default: from the command")
       ->check(CLI::IsMember({"gnu", "lld"}));
   Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}));
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   Cmd->add_option("--cwd", Args->Cwd,
@@ -485,6 +487,8 @@ CommandFn addLinkCommand(CLI::App &App) {
     }
 
     bool Json = Args->Format == "json";
+    bool Sarif = Args->Format == "sarif";
+    std::vector<Finding> AllFindings; // --format sarif: one log for every link
     bool Color = useColor(outs(), colorMode(Args->Color));
     json::Array Links;
     std::vector<std::string> Skipped;
@@ -508,10 +512,14 @@ CommandFn addLinkCommand(CLI::App &App) {
       AnyErrors |= hasErrors(Fs);
       if (Json)
         Links.push_back(linkJson(**Facts, Fs));
+      else if (Sarif)
+        AllFindings.insert(AllFindings.end(), Fs.begin(), Fs.end());
       else
         printText(outs(), **Facts, Fs, Color);
     }
-    if (Json) {
+    if (Sarif) {
+      printSarif(outs(), AllFindings, SarifRun{"link", AOTI_VERSION});
+    } else if (Json) {
       json::Object Root;
       Root["schema_version"] = 1;
       Root["links"] = std::move(Links);
