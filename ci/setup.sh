@@ -29,3 +29,10 @@ fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "ci/setup.sh: note: add /usr/local/cuda/bin to PATH to build the CUDA parts"
 fi
+
+# The SARIF test validates against the schema with Python's jsonschema. The
+# python3 on PATH may not be Debian's (pyenv), so make sure it can import it.
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "ci/setup.sh: installing jsonschema for $(command -v python3)"
+  python3 -m pip install --quiet jsonschema || echo "ci/setup.sh: warning: could not install jsonschema; the SARIF test will be skipped"
+fi
