@@ -119,7 +119,7 @@ class Case:
     def lipo(self, out, *slices):
         o = self.path(out)
         self.sh("llvm-lipo-19", "-create", *slices, "-output", o)
-        for a in ("arm64", "x86_64"):
+        for a in self.sh("llvm-lipo-19", "-archs", o).stdout.split():
             self.fixtures.append((o, a))
         return o
 
