@@ -353,6 +353,7 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
         return Fixed.takeError();
       FixedReq = classifyRequired(F->Line, F->Inputs, *Fixed, Names);
     }
+    bool StaticOutput = StillHidden && Executable && !Fixed->Dynamic;
     F->FixWholeArchive = Fix.WholeArchive;
     F->FixExportDynamic = Fix.ExportDynamic;
     F->Fixed = std::move(*Fixed);
@@ -388,6 +389,9 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
                          : std::make_pair(std::string("--whole-archive"),
                                           std::string("--no-whole-archive"));
     }
+    if (StaticOutput)
+      F->FixedArgvWhyNot = "a static executable has no dynamic symbol table: "
+                           "the link must become dynamic (drop -static)";
     if (F->FixedArgvWhyNot.empty()) {
       for (size_t T = 0; T < L.Argv.size(); ++T) {
         auto It = Wrap.find(int(T));

@@ -97,7 +97,7 @@ std::string exportDynamic(const LinkFacts &F) {
 
 std::string pullInAndExport(const LinkFacts &F, int Input) {
   std::string Fix = wholeArchive(F, Input);
-  if (F.FixExportDynamic)
+  if (F.FixExportDynamic || staticOutput(F))
     Fix += "; then " + exportDynamic(F);
   return Fix;
 }

@@ -10,7 +10,8 @@ which archive members it took. A run passes only when
   * the link succeeds exactly when the audit predicts no error, and the
     "multiple definition" / "undefined reference" names it reports are the
     audit's;
-  * the archive members the linker extracted are the audit's;
+  * the archive members the linker extracted are the audit's (libc.a's,
+    libgcc.a's and libc_nonshared.a's included);
   * the output's .dynsym (llvm-nm -D --defined-only) and .symtab definitions
     are the audit's, and so are its DT_NEEDED test libraries;
   * the case's own expectation holds (a status, a finding), so a case cannot
@@ -186,6 +187,9 @@ CASES = [
     ("wl-combined", "one -Wl, word holds the whole-archive region and the export",
      ["main_plain.o", "-Wl,--whole-archive,libshims.a,--no-whole-archive,--export-dynamic"],
      {"both": {"status": {"aoti_torch_c": "exported"}, "ok": True}}),
+    ("static-executable", "-static: libc.a joins the link, and nothing can be exported",
+     ["-static", "main_a.o", "libshims.a", "-rdynamic"],
+     {"both": {"status": {"aoti_torch_a": "defined-not-exported"}, "rules": ["AOTI202"]}}),
     ("direct-static", "the linker run directly: a static executable exports nothing",
      ["-e", "main", "main_a.o", "libshims.a"],
      {"both": {"direct": True, "status": {"aoti_torch_a": "defined-not-exported"}}}),
@@ -328,7 +332,7 @@ def predicted_members(link, lld):
         if lld and e["reason"] == "whole-archive":
             continue  # --why-extract does not list --whole-archive members
         out.add("%s(%s)" % (os.path.basename(e["archive"]), e["member"]))
-    return {m for m in out if not m.startswith(("libc", "libgcc", "libstdc++", "libm"))}
+    return out
 
 
 def ns(names):
@@ -357,8 +361,6 @@ def compare(pred, p, outp, tc, d, label, problems):
     if not label:  # members: from the map or --why-extract of the first run
         real_members = (lld_extracted(outp + ".why") if tc == "lld"
                         else bfd_extracted(outp + ".map"))
-        real_members = {m for m in real_members
-                        if not m.startswith(("libc", "libgcc", "libstdc++", "libm"))}
         differ("extracted members", predicted_members(pred, tc == "lld"), real_members)
     differ(".dynsym", ns(pred["exports"]), nm(outp, True))
     differ(".symtab", ns(pred["defined"]), nm(outp, False))
