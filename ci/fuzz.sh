@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz) with clang-19 into
 # ${BUILD_DIR:-build-fuzz} and runs each for ${FUZZ_SECONDS:-60} s, seeded
 # from real binaries compiled here. Not part of ci/test.sh; see
-# docs/robustness.md. A crash leaves crash-* in ${FUZZ_WORK}/<target>/ and
+# docs/robustness.md. FUZZ_NO_BUILD=1 runs what is built. A crash leaves crash-* in ${FUZZ_WORK}/<target>/ and
 # fails the script: minimize it (-minimize_crash=1), keep it in
 # tests/fuzz/regressions/ (tests/malformed replays it) and fix the reader.
 set -uo pipefail
@@ -14,11 +14,13 @@ work=${FUZZ_WORK:-$root/$build/fuzz-work}
 cc=${CC_FUZZ:-clang-19}
 cxx=${CXX_FUZZ:-clang++-19}
 
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DAOTI_FUZZ=ON \
   -DAOTI_BUILD_SHIMS=OFF -DAOTI_BUILD_BACKEND=OFF -DAOTI_BUILD_TESTS=OFF \
   -DAOTI_BUILD_BENCH=OFF -DAOTI_CUDA=OFF >/dev/null || exit 2
 ninja -C "$build" -j "${JOBS:-2}" fuzz_Binary fuzz_Archive || exit 2
+fi
 
 # Seeds: the kinds of file the readers meet, built with the real toolchain.
 seeds=$work/seeds
