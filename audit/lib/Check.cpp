@@ -163,8 +163,11 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
   F->Options = std::move(Options);
   const CheckOptions &O = F->Options;
 
+  // --arch picks the slice of universal archives and candidates too.
+  ReadOptions Slice;
+  Slice.Arch = O.Arch;
   for (const std::string &A : O.Archives) {
-    auto In = readInput(A);
+    auto In = readInput(A, Slice);
     if (!In)
       return In.takeError();
     if (!In->Ar)
@@ -173,8 +176,6 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
                                A.c_str());
     F->Archives.push_back(std::move(In->Ar));
   }
-  ReadOptions Slice;
-  Slice.Arch = O.Arch;
   for (const std::string &C : O.Candidates) {
     auto B = readBinary(C, Slice);
     if (!B)

@@ -624,19 +624,17 @@ Expected<std::unique_ptr<Binary>> readTextStub(MemoryBufferRef Buffer,
   return B;
 }
 
-} // namespace
+/// The slice of a universal file that ReadOptions picks: Arch when given,
+/// else the audit machine's, else the first.
+struct PickedSlice {
+  MemoryBufferRef Buffer;
+  std::string Arch;
+  uint32_t CpuType = 0;
+  uint32_t Index = 0;
+};
 
-Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
-                                            std::string DisplayPath,
-                                            const ReadOptions &Opts) {
-  file_magic Magic = identify_magic(Buffer.getBuffer());
-  if (Magic == file_magic::tapi_file)
-    return readTextStub(Buffer, std::move(DisplayPath), Opts);
-  // ReadOptions::Arch picks a slice; a thin file is what it is, and the
-  // loader model says whether it fits.
-  if (Magic != file_magic::macho_universal_binary)
-    return readThin(Buffer, std::move(DisplayPath));
-
+Expected<PickedSlice> pickSlice(MemoryBufferRef Buffer, StringRef DisplayPath,
+                                const ReadOptions &Opts) {
   auto UB = MachOUniversalBinary::create(Buffer);
   if (!UB)
     return fileError(DisplayPath, UB.takeError());
@@ -669,14 +667,70 @@ Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
     return fileError(DisplayPath,
                      formatv("the {0} slice lies past the end of the file",
                              Pick->getArchFlagName()));
-  MemoryBufferRef Slice(Buffer.getBuffer().substr(Off, Size),
-                        Buffer.getBufferIdentifier());
+  PickedSlice Out;
+  Out.Buffer = MemoryBufferRef(Buffer.getBuffer().substr(Off, Size),
+                               Buffer.getBufferIdentifier());
+  Out.Arch = Pick->getArchFlagName();
+  Out.CpuType = Pick->getCPUType();
+  Out.Index = unsigned(Pick - Slices.data());
+  return Out;
+}
+
+/// A slice of a mapped universal file that keeps the whole mapping alive.
+class SliceBuffer final : public MemoryBuffer {
+public:
+  SliceBuffer(std::unique_ptr<MemoryBuffer> Whole, StringRef Slice)
+      : Whole(std::move(Whole)) {
+    init(Slice.begin(), Slice.end(), /*RequiresNullTerminator=*/false);
+  }
+  StringRef getBufferIdentifier() const override {
+    return Whole->getBufferIdentifier();
+  }
+  BufferKind getBufferKind() const override { return Whole->getBufferKind(); }
+
+private:
+  std::unique_ptr<MemoryBuffer> Whole;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<MemoryBuffer>>
+takeUniversalArchiveSlice(std::unique_ptr<MemoryBuffer> &File,
+                          const ReadOptions &Opts) {
+  MemoryBufferRef Ref = File->getMemBufferRef();
+  auto Pick = pickSlice(Ref, Ref.getBufferIdentifier(), Opts);
+  if (!Pick)
+    return Pick.takeError();
+  if (identify_magic(Pick->Buffer.getBuffer()) != file_magic::archive)
+    return nullptr;
+  StringRef Slice = Pick->Buffer.getBuffer();
+  return std::make_unique<SliceBuffer>(std::move(File), Slice);
+}
+
+namespace {
+} // namespace
+
+Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
+                                            std::string DisplayPath,
+                                            const ReadOptions &Opts) {
+  file_magic Magic = identify_magic(Buffer.getBuffer());
+  if (Magic == file_magic::tapi_file)
+    return readTextStub(Buffer, std::move(DisplayPath), Opts);
+  // ReadOptions::Arch picks a slice; a thin file is what it is, and the
+  // loader model says whether it fits.
+  if (Magic != file_magic::macho_universal_binary)
+    return readThin(Buffer, std::move(DisplayPath));
+
+  auto Pick = pickSlice(Buffer, DisplayPath, Opts);
+  if (!Pick)
+    return Pick.takeError();
+  const MemoryBufferRef &Slice = Pick->Buffer;
   file_magic SliceMagic = identify_magic(Slice.getBuffer());
   if (SliceMagic == file_magic::archive)
     return fileError(DisplayPath,
-                     formatv("the {0} slice is a static archive; extract it "
-                             "with `lipo -thin {0}` first",
-                             Pick->getArchFlagName()));
+                     formatv("the {0} slice is a static archive, not an object, "
+                             "executable or shared library",
+                             Pick->Arch));
   switch (SliceMagic) {
   case file_magic::macho_object:
   case file_magic::macho_executable:
@@ -686,10 +740,9 @@ Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
     break;
   default:
     return fileError(DisplayPath, formatv("the {0} slice is not a Mach-O file",
-                                          Pick->getArchFlagName()));
+                                          Pick->Arch));
   }
-  return readThin(Slice, std::move(DisplayPath), Pick->getCPUType(),
-                  unsigned(Pick - Slices.data()));
+  return readThin(Slice, std::move(DisplayPath), Pick->CpuType, Pick->Index);
 }
 
 } // namespace aoti::audit::detail

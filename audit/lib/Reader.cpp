@@ -167,6 +167,14 @@ Expected<InputFile> readInput(StringRef Path, const ReadOptions &Opts) {
   if (!Buf)
     return Buf.takeError();
   InputFile In;
+  if (detectKind((*Buf)->getMemBufferRef()) == DetectedKind::MachOUniversal) {
+    // A universal static library: its slice is the archive.
+    auto Slice = detail::takeUniversalArchiveSlice(*Buf, Opts);
+    if (!Slice)
+      return Slice.takeError();
+    if (*Slice)
+      *Buf = std::move(*Slice);
+  }
   if (detectKind((*Buf)->getMemBufferRef()) == DetectedKind::Archive) {
     auto A = Archive::create(Path.str(), std::move(*Buf));
     if (!A)

@@ -264,6 +264,22 @@ def force_load(c):
 
 
 @case
+def universal_archive(c):
+    """A lipo'd static library: --archive and dups read the slice --arch picks."""
+    slices = [c.ar(f"libaoti_shims.{a}.a", c.cc("shims", SHIMS_C, a)) for a in ("arm64", "x86_64")]
+    fat = c.path("libaoti_shims.a")
+    c.sh("llvm-lipo-19", "-create", *slices, "-output", fat)
+    host = c.ld("host", c.cc("host", HOST_C), slices[0])
+    r = c.check(host, dynamic_lookup_plugin(c), extra=("--archive", fat), rc=1)
+    r.expect_status(SHIMS[0], "missing", reason="not-linked")
+    r.expect_finding("AOTI003", fix_has=("-Wl,-force_load,",))
+    other = c.ar("libother.a", c.cc("other", SHIMS_C, "x86_64"))
+    p = c.sh(c.args.audit, "dups", "--format", "json", fat, other, ok=False)
+    if p.returncode != 1 or "_aoti_torch_get_sizes" not in p.stdout:
+        raise Failure(f"dups on a universal archive: {p.returncode} {p.stdout[:800]}{p.stderr}")
+
+
+@case
 def bundle_loader(c):
     """A model linked with -bundle_loader imports from the main executable (ordinal 0xFF)."""
     host = shims_host(c)
