@@ -220,6 +220,8 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
   if (!Inputs)
     return Inputs.takeError();
   F->Inputs = std::move(*Inputs);
+  if (F->Inputs.empty())
+    return analysisError("the link command names no input files");
   F->Request = std::move(Req);
   const LinkRequest &R = F->Request;
 
