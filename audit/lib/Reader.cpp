@@ -215,6 +215,16 @@ Archive::create(std::string Path, std::unique_ptr<MemoryBuffer> Buffer) {
       return fileError(A->Path, "bad member header: " +
                                     toString(Name.takeError()));
     }
+    // A BSD "#1/N" name longer than its member makes libObject hand back a
+    // name that runs past the end of the archive; check before reading it.
+    StringRef Whole = A->Buffer->getBuffer();
+    if (Name->data() < Whole.begin() || Name->data() + Name->size() > Whole.end()) {
+      consumeError(std::move(Err));
+      return fileError(A->Path,
+                       formatv("bad member header at offset {0}: the member "
+                               "name runs past the end of the archive",
+                               C.getChildOffset()));
+    }
     Member M;
     M.Name = Name->str();
     M.Offset = C.getChildOffset();
