@@ -474,16 +474,20 @@ Expected<std::unique_ptr<Binary>> readThin(MemoryBufferRef Buffer,
     if (Error E = readFixupImports(*Obj, DisplayPath, Imports, HaveFixupInfo))
       return E;
 
+  // The nlist table is the static table, read when an explanation needs it.
+  // What the dynamic side needs from it now is N_WEAK_REF on the undefined
+  // symbols -- a range LC_DYSYMTAB delimits -- unless the image has no trie
+  // or no fixup information, when the whole table stands in for them.
   StringMap<bool> WeakRefs;                 // undefined nlist name -> N_WEAK_REF
   std::vector<Symbol> NListImports;
-  bool HaveSymbols = false;
-  for (const SymbolRef &SR : Obj->symbols()) {
+  bool HaveSymbols = Obj->getSymtabLoadCommand().nsyms != 0;
+  bool HaveDysymtab = false;
+  for (const MachOObjectFile::LoadCommandInfo &L : Obj->load_commands())
+    HaveDysymtab |= L.C.cmd == MachO::LC_DYSYMTAB;
+  auto Scan = [&](const SymbolRef &SR) {
     Symbol S;
     if (!makeStaticSymbol(*Obj, Secs, B->TwoLevel, SR, S))
-      continue;
-    HaveSymbols = true;
-    if (!Dynamic)
-      continue;
+      return;
     if (!S.Defined && !S.isLocal()) {
       WeakRefs[S.Name] = S.isWeak();
       NListImports.push_back(S);
@@ -492,6 +496,17 @@ Expected<std::unique_ptr<Binary>> readThin(MemoryBufferRef Buffer,
       // No trie: dyld searches the external nlist definitions instead.
       S.Name = B->save(S.Name);
       B->DynSyms.push_back(S);
+    }
+  };
+  if (Dynamic && HaveSymbols) {
+    MachO::dysymtab_command DS = Obj->getDysymtabLoadCommand();
+    if (HaveTrie && HaveFixupInfo && HaveDysymtab) {
+      // libObject checked that the range lies inside the symbol table.
+      for (uint32_t I = DS.iundefsym, E = DS.iundefsym + DS.nundefsym; I != E; ++I)
+        Scan(*Obj->getSymbolByIndex(I));
+    } else {
+      for (const SymbolRef &SR : Obj->symbols())
+        Scan(SR);
     }
   }
 
