@@ -80,7 +80,8 @@ class Case:
         return p
 
     def sh(self, *cmd, ok=True):
-        p = subprocess.run(list(cmd), cwd=self.dir, capture_output=True, text=True)
+        p = subprocess.run(list(cmd), cwd=self.dir, capture_output=True, text=True,
+                           errors="replace")
         if ok and p.returncode != 0:
             raise Failure(f"{' '.join(cmd)} failed:\n{p.stdout}{p.stderr}")
         return p
@@ -656,6 +657,37 @@ def yaml_malformed(c):
         f.write(head)
     c.check_fails(host, t, message="truncated.so")
     c.check_fails(t, m, message="truncated.so")
+
+
+@case
+def mutated_files_never_crash(c):
+    """Truncated and bit-flipped fixtures (seeded): exit 0, 1 or 2 with a message, never a signal."""
+    import random
+    rng = random.Random(20240601)
+    lib = shims_dylib(c, "lib/libshims.dylib", "@rpath/libshims.dylib")
+    host = c.ld("host", c.cc("host", HOST_C), lib, "-rpath", "@executable_path/lib")
+    model = dynamic_lookup_plugin(c)
+    chained = c.ld("chained.so", "-bundle", "-undefined", "dynamic_lookup", "-fixup_chains",
+                   c.cc("plugin13", PLUGIN_C, version="13"), version="13.0")
+    originals = {p: open(p, "rb").read() for p in (lib, host, model, chained)}
+    for i in range(160):
+        target = rng.choice(sorted(originals))
+        data = bytearray(originals[target])
+        if rng.random() < 0.3:
+            data = data[:rng.randrange(len(data))]
+        else:
+            for _ in range(rng.randrange(1, 6)):
+                data[rng.randrange(min(len(data), 4096))] = rng.randrange(256)
+        with open(target, "wb") as f:
+            f.write(data)
+        for cmd in ([c.args.dump, "--static", target],
+                    [c.args.audit, "check", "--all", "--host", host, model]):
+            p = c.sh(*cmd, ok=False)
+            if p.returncode not in (0, 1, 2) or (p.returncode == 2 and "error" not in p.stderr):
+                raise Failure(f"mutation {i} of {os.path.basename(target)}: {' '.join(cmd)} "
+                              f"exited {p.returncode}: {p.stderr[-500:]}")
+        with open(target, "wb") as f:
+            f.write(originals[target])
 
 
 @case
