@@ -23,12 +23,20 @@
 //     out which members and libraries a plain link pulls in (Dups.h says
 //     what "a plain link" means). Members are opened here only when they are
 //     pulled in, to follow their own references.
+//  6. C++ names of the duplicates are demangled, in parallel. (With
+//     prefixes a mangled name is demangled in pass 3 already: the prefix is
+//     matched against the demangled name.)
+//
+// Everything is built in its final order -- duplicates by name, each one's
+// definitions by file and member -- by sorting small handles before the
+// facts are made, never the facts themselves.
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Dups.h"
 
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Demangle/Demangle.h"
@@ -39,6 +47,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <optional>
 #include <set>
 #include <thread>
@@ -85,7 +94,15 @@ StringRef toString(PullIn P) {
 }
 
 std::string DuplicateDefinition::displayName() const {
-  return Member.empty() ? File : File + "(" + Member + ")";
+  std::string S;
+  S.reserve(File.size() + Member.size() + 2);
+  S.append(File.data(), File.size());
+  if (!Member.empty()) {
+    S += '(';
+    S.append(Member.data(), Member.size());
+    S += ')';
+  }
+  return S;
 }
 
 namespace {
@@ -402,11 +419,13 @@ private:
   UnitKey unit(DefRef R) const { return unitOf(R.Input, def(R).Member); }
 
   void buildTable();
-  bool wanted(StringRef Name, BinaryFormat Format, std::string &Demangled) const;
+  bool wanted(StringRef Name, BinaryFormat Format, std::string &Demangled,
+              StringRef &ToDemangle) const;
   void confirmCandidates();
   void buildDuplicates();
   void computePullIn();
   void finish();
+  void demangle();
 
   DupsFacts &F;
   std::vector<LoadedInput> &Inputs;
@@ -417,10 +436,13 @@ private:
   struct Candidate {
     uint32_t Group;
     std::string Demangled;
+    StringRef ToDemangle; // a C++ name demangled later (pass 6), in parallel
   };
   std::vector<Candidate> Candidates;
-  /// For each F.Duplicates[I], the definitions behind it.
+  /// For each F.Duplicates[I], the definitions behind it, and the C++ name
+  /// still to demangle.
   std::vector<std::vector<DefRef>> DupDefs;
+  std::vector<StringRef> DupToDemangle;
 };
 
 void DupsAnalyzer::buildTable() {
@@ -438,7 +460,7 @@ void DupsAnalyzer::buildTable() {
 }
 
 bool DupsAnalyzer::wanted(StringRef Name, BinaryFormat Format,
-                          std::string &Demangled) const {
+                          std::string &Demangled, StringRef &ToDemangle) const {
   const DupsOptions &O = F.Options;
   StringRef Source = Name;
   if (Format == BinaryFormat::MachO)
@@ -447,6 +469,10 @@ bool DupsAnalyzer::wanted(StringRef Name, BinaryFormat Format,
   if (Mangled) {
     if (!O.Cxx)
       return false;
+    if (O.All) { // nothing to match: demangle only what turns out duplicate
+      ToDemangle = Source;
+      return true;
+    }
     Demangled = llvm::demangle(std::string_view(Source.data(), Source.size()));
     if (Demangled == Source)
       Demangled.clear(); // not valid Itanium mangling after all
@@ -472,10 +498,11 @@ void DupsAnalyzer::confirmCandidates() {
                     [&](DefRef R) { return unit(R) == First; }))
       continue; // one place lists the name twice
     std::string Demangled;
+    StringRef ToDemangle;
     if (!wanted(def(Defs[0]).Name.val(), Inputs[Defs[0].Input].Format,
-                Demangled))
+                Demangled, ToDemangle))
       continue;
-    Candidates.push_back({G, std::move(Demangled)});
+    Candidates.push_back({G, std::move(Demangled), ToDemangle});
     for (DefRef R : Defs)
       if (def(R).State == DefState::FromIndex)
         Work[R.Input].push_back({def(R).Member, R.Def});
@@ -492,39 +519,53 @@ void DupsAnalyzer::confirmCandidates() {
     LoadedInput &L = Inputs[I];
     std::vector<std::pair<uint32_t, uint32_t>> &W = Work[I];
     std::sort(W.begin(), W.end());
-    SmallDenseMap<CachedHashStringRef, uint32_t, 16> Wanted;
+    SmallDenseMap<CachedHashStringRef, uint32_t, 16> Rest;
     for (size_t B = 0; B != W.size();) {
       uint32_t Member = W[B].first;
       size_t E = B;
-      Wanted.clear();
-      for (; E != W.size() && W[E].first == Member; ++E)
-        Wanted.try_emplace(L.Defs[W[E].second].Name, W[E].second);
+      while (E != W.size() && W[E].first == Member)
+        ++E;
       auto Bin = L.member(Member);
       if (!Bin) {
         L.Warnings.push_back(toString(Bin.takeError()));
         for (size_t K = B; K != E; ++K)
           L.Defs[W[K].second].State = DefState::Unreadable;
-      } else {
-        for (size_t K = B; K != E; ++K)
-          L.Defs[W[K].second].State = DefState::Stale; // until found
-        auto Look = [&](const Symbol &S) {
-          auto It = Wanted.find(CachedHashStringRef(S.Name));
-          if (It == Wanted.end())
-            return;
-          RawDef &D = L.Defs[It->second];
-          D.State = DefState::Known;
-          D.Sym = &S;
-        };
-        if (Bin->kind() == FileKind::Relocatable) {
-          for (const Symbol &S : Bin->staticSymbols())
-            if (isLinkDefinition(S))
-              Look(S);
-        } else {
-          for (const Symbol &S : Bin->dynamicSymbols())
-            if (isSharedDefinition(S))
-              Look(S);
-        }
+        B = E;
+        continue;
       }
+      bool Relocatable = Bin->kind() == FileKind::Relocatable;
+      const std::vector<Symbol> &Syms =
+          Relocatable ? Bin->staticSymbols() : Bin->dynamicSymbols();
+      auto Defines = [&](const Symbol &S) {
+        return Relocatable ? isLinkDefinition(S) : isSharedDefinition(S);
+      };
+      auto Found = [&](uint32_t Def, const Symbol &S) {
+        L.Defs[Def].State = DefState::Known;
+        L.Defs[Def].Sym = &S;
+      };
+      for (size_t K = B; K != E; ++K)
+        L.Defs[W[K].second].State = DefState::Stale; // until found
+      // ar writes a member's index entries in the order of its symbol table,
+      // so one merge-like walk usually finds them all without hashing.
+      size_t Next = B;
+      for (const Symbol &S : Syms) {
+        if (Next == E)
+          break;
+        if (S.Name == L.Defs[W[Next].second].Name.val() && Defines(S))
+          Found(W[Next++].second, S);
+      }
+      // Whatever the walk missed (another index order), by name.
+      Rest.clear();
+      for (size_t K = B; K != E; ++K)
+        if (L.Defs[W[K].second].State == DefState::Stale)
+          Rest.try_emplace(L.Defs[W[K].second].Name, W[K].second);
+      if (!Rest.empty())
+        for (const Symbol &S : Syms)
+          if (Defines(S)) {
+            auto It = Rest.find(CachedHashStringRef(S.Name));
+            if (It != Rest.end())
+              Found(It->second, S);
+          }
       B = E;
     }
   });
@@ -543,25 +584,44 @@ DefinitionStrength strengthOf(const RawDef &D) {
 }
 
 void DupsAnalyzer::buildDuplicates() {
+  // Built in the order the facts promise -- by name, each duplicate's
+  // definitions by file and member -- by sorting small handles, not the
+  // finished structures.
+  auto NameOf = [&](const Candidate &C) { return def(Groups[C.Group][0]).Name.val(); };
+  std::sort(Candidates.begin(), Candidates.end(),
+            [&](const Candidate &A, const Candidate &B) {
+              return NameOf(A) < NameOf(B);
+            });
+  auto Place = [&](DefRef R) {
+    const LoadedInput &L = Inputs[R.Input];
+    StringRef Member = L.Kind == InputKind::Archive
+                           ? StringRef(L.In.Ar->members()[def(R).Member].Name)
+                           : StringRef();
+    return std::make_pair(StringRef(F.Files[R.Input]), Member);
+  };
+  auto ByPlace = [&](DefRef A, DefRef B) { return Place(A) < Place(B); };
   for (Candidate &C : Candidates) {
     // One definition per place; stale index entries dropped.
     std::vector<DefRef> Defs;
+    SmallDenseSet<UnitKey, 8> Places;
+    bool HasShared = false;
     for (DefRef R : Groups[C.Group]) {
       DefState S = def(R).State;
       if (S == DefState::Stale || S == DefState::FromIndex)
         continue;
-      if (std::none_of(Defs.begin(), Defs.end(),
-                       [&](DefRef O) { return unit(O) == unit(R); }))
+      if (Places.insert(unit(R)).second)
         Defs.push_back(R);
+      HasShared |= Inputs[R.Input].Kind == InputKind::SharedLibrary;
     }
     // The shared build of an archive that defines the name is not a second
     // definition: a link uses libfoo.a or libfoo.so.
     std::vector<StringRef> ArchiveStems;
     for (DefRef R : Defs)
-      if (Inputs[R.Input].Kind == InputKind::Archive)
+      if (HasShared && Inputs[R.Input].Kind == InputKind::Archive)
         ArchiveStems.push_back(Inputs[R.Input].LibraryStem);
     std::vector<std::string> Variants;
-    llvm::erase_if(Defs, [&](DefRef R) {
+    if (HasShared)
+      llvm::erase_if(Defs, [&](DefRef R) {
       const LoadedInput &L = Inputs[R.Input];
       if (L.Kind != InputKind::SharedLibrary ||
           !llvm::is_contained(ArchiveStems, StringRef(L.LibraryStem)))
@@ -571,8 +631,11 @@ void DupsAnalyzer::buildDuplicates() {
     });
     if (Defs.size() < 2)
       continue;
+    if (!std::is_sorted(Defs.begin(), Defs.end(), ByPlace))
+      std::sort(Defs.begin(), Defs.end(), ByPlace);
 
     Duplicate D;
+    D.Definitions.reserve(Defs.size());
     D.Name = def(Defs[0]).Name.val().str();
     D.Demangled = std::move(C.Demangled);
     D.SharedVariants = std::move(Variants);
@@ -581,12 +644,11 @@ void DupsAnalyzer::buildDuplicates() {
       const RawDef &RD = def(R);
       const LoadedInput &L = Inputs[R.Input];
       DuplicateDefinition DD;
+      DD.File = F.Files[R.Input]; // Files is complete and stays put
       if (L.Kind == InputKind::Archive) {
-        DD.File = L.Where.Path;
         DD.Member = L.In.Ar->members()[RD.Member].Name;
         DD.Origin = DefinitionOrigin::ArchiveMember;
       } else {
-        DD.File = L.Where.Path;
         DD.Origin = L.Kind == InputKind::SharedLibrary
                         ? DefinitionOrigin::SharedLibrary
                         : DefinitionOrigin::Object;
@@ -596,7 +658,7 @@ void DupsAnalyzer::buildDuplicates() {
         DD.Binding = RD.Sym->Binding;
         DD.Visibility = RD.Sym->Visibility;
         DD.Type = RD.Sym->Type;
-        DD.Version = RD.Sym->Version.str();
+        DD.Version = RD.Sym->Version;
       }
       DD.Strength = strengthOf(RD);
       DD.Pulled = DD.Origin == DefinitionOrigin::Object ? PullIn::Always
@@ -611,6 +673,7 @@ void DupsAnalyzer::buildDuplicates() {
                            : DuplicateKind::WeakWeak;
     F.Duplicates.push_back(std::move(D));
     DupDefs.push_back(std::move(Defs));
+    DupToDemangle.push_back(C.ToDemangle);
   }
 }
 
@@ -693,21 +756,59 @@ void DupsAnalyzer::finish() {
     }
     D.Latent = Always < 2;
     D.Interposition = Shared > 0 && Relocatable < 2;
-    std::sort(D.Definitions.begin(), D.Definitions.end(),
-              [](const DuplicateDefinition &A, const DuplicateDefinition &B) {
-                return std::tie(A.File, A.Member) < std::tie(B.File, B.Member);
-              });
   }
-  std::sort(F.Duplicates.begin(), F.Duplicates.end(),
-            [](const Duplicate &A, const Duplicate &B) { return A.Name < B.Name; });
 }
 
+void DupsAnalyzer::demangle() {
+  std::vector<size_t> Order;
+  for (size_t I = 0; I != DupToDemangle.size(); ++I)
+    if (!DupToDemangle[I].empty())
+      Order.push_back(I);
+  // In chunks: one demangling is a few microseconds.
+  constexpr size_t Chunk = 256;
+  std::vector<size_t> Chunks;
+  for (size_t C = 0; C < Order.size(); C += Chunk)
+    Chunks.push_back(C);
+  parallelFor(Chunks, Jobs, [&](size_t C) {
+    for (size_t K = C; K < std::min(C + Chunk, Order.size()); ++K) {
+      StringRef S = DupToDemangle[Order[K]];
+      std::string Out = llvm::demangle(std::string_view(S.data(), S.size()));
+      if (Out != S)
+        F.Duplicates[Order[K]].Demangled = std::move(Out);
+    }
+  });
+}
+
+/// Adds the seconds since the last lap to the stats under a name.
+class PassTimer {
+public:
+  explicit PassTimer(DupsStats &S) : S(S) {}
+  void lap(const char *Pass) {
+    auto Now = std::chrono::steady_clock::now();
+    S.PassSeconds.emplace_back(Pass,
+                               std::chrono::duration<double>(Now - Last).count());
+    Last = Now;
+  }
+
+private:
+  DupsStats &S;
+  std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
+};
+
 void DupsAnalyzer::run() {
+  PassTimer T(F.Stats);
   buildTable();
+  T.lap("table");
   confirmCandidates();
+  T.lap("confirm");
   buildDuplicates();
+  T.lap("duplicates");
   computePullIn();
+  T.lap("pull-in");
   finish();
+  T.lap("latent");
+  demangle();
+  T.lap("demangle");
 }
 
 } // namespace
@@ -737,7 +838,12 @@ Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
   std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
     return Inputs[A].Size > Inputs[B].Size;
   });
+  auto ReadStart = std::chrono::steady_clock::now();
   parallelFor(Order, Jobs, [&](size_t I) { loadInput(Inputs[I]); });
+  F->Stats.PassSeconds.emplace_back(
+      "read", std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            ReadStart)
+                  .count());
 
   std::string Failures;
   for (const LoadedInput &L : Inputs)
@@ -767,6 +873,7 @@ Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
     F->Stats.MembersOpened += std::count(L.Opened.begin(), L.Opened.end(), true);
     for (std::string &W : L.Warnings)
       F->Warnings.push_back(std::move(W));
+    F->Read.push_back(std::move(L.In));
   }
   return F;
 }

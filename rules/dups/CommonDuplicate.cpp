@@ -9,8 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "DupsRules.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace llvm;
 using namespace aoti::audit;
 
@@ -31,16 +29,14 @@ void CommonDuplicate::check(const DupsFacts &Facts,
     Finding F = dupstext::start(make(), D);
     std::string Strong = dupstext::definitions(D, DefinitionStrength::Strong);
     F.Message =
-        formatv("{0} is a common (tentative) definition in {1}{2}: linkers "
-                "merge them silently, and built with -fno-common (the default "
-                "since GCC 10 and Clang 11) they are \"multiple definition\" "
-                "errors ({3})",
-                dupstext::quote(D),
-                dupstext::definitions(D, DefinitionStrength::Common),
-                Strong.empty() ? std::string()
-                               : ", and defined by " + Strong + ", which wins",
-                dupstext::linkState(D))
-            .str();
+        dupstext::quote(D) + " is a common (tentative) definition in " +
+        dupstext::definitions(D, DefinitionStrength::Common) +
+        (Strong.empty() ? std::string()
+                        : ", and defined by " + Strong + ", which wins") +
+        ": linkers merge them silently, and built with -fno-common (the "
+        "default since GCC 10 and Clang 11) they are \"multiple definition\" "
+        "errors (" +
+        dupstext::linkState(D) + ")";
     F.Fix = "define the variable in one source file and declare it `extern` "
             "in the header; build with -fno-common to catch the others";
     Out.push_back(std::move(F));

@@ -1,8 +1,6 @@
 //===- DupsText.cpp - Wording shared by the dups rules --------------------===//
 #include "DupsRules.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace llvm;
 using namespace aoti::audit;
 
@@ -14,12 +12,26 @@ std::string quote(const Duplicate &D) {
 
 std::string definitions(const Duplicate &D,
                         std::optional<DefinitionStrength> Only) {
+  // The finding lists every definition anyway; a message names a few.
+  constexpr unsigned Named = 4;
   std::string L;
+  unsigned N = 0;
   for (const DuplicateDefinition &DD : D.Definitions) {
     if (Only && DD.Strength != *Only)
       continue;
-    L += (L.empty() ? "`" : ", `") + DD.displayName() + "`";
+    if (N++ >= Named)
+      continue;
+    L += L.empty() ? "`" : ", `";
+    L.append(DD.File.data(), DD.File.size());
+    if (!DD.Member.empty()) {
+      L += '(';
+      L.append(DD.Member.data(), DD.Member.size());
+      L += ')';
+    }
+    L += '`';
   }
+  if (N > Named)
+    L += " and " + std::to_string(N - Named) + " more";
   return L;
 }
 

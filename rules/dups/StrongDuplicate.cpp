@@ -10,8 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "DupsRules.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace llvm;
 using namespace aoti::audit;
 
@@ -51,12 +49,12 @@ void StrongDuplicate::check(const DupsFacts &Facts,
     if (D.Kind != DuplicateKind::StrongStrong)
       continue;
     Finding F = dupstext::start(make(), D);
-    F.Message = formatv("{0} has {1} strong definitions: {2}; {3}",
-                        dupstext::quote(D),
-                        dupstext::count(D, DefinitionStrength::Strong),
-                        dupstext::definitions(D, DefinitionStrength::Strong),
-                        consequence(D))
-                    .str();
+    F.Message =
+        dupstext::quote(D) + " has " +
+        std::to_string(dupstext::count(D, DefinitionStrength::Strong)) +
+        " strong definitions: " +
+        dupstext::definitions(D, DefinitionStrength::Strong) + "; " +
+        consequence(D);
     F.Fix = "keep exactly one definition: delete the other copies or give "
             "them their own names (a variant for another tensor or device "
             "type needs its own name, or a dispatch inside the one "

@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "DupsRules.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace llvm;
 using namespace aoti::audit;
 
@@ -29,13 +27,11 @@ void StrongWeakDuplicate::check(const DupsFacts &Facts,
       continue;
     Finding F = dupstext::start(make(), D);
     F.Message =
-        formatv("{0} is defined strong in {1} and weak in {2}: wherever both "
-                "are linked the strong one wins without a word ({3})",
-                dupstext::quote(D),
-                dupstext::definitions(D, DefinitionStrength::Strong),
-                dupstext::definitions(D, DefinitionStrength::Weak),
-                dupstext::linkState(D))
-            .str();
+        dupstext::quote(D) + " is defined strong in " +
+        dupstext::definitions(D, DefinitionStrength::Strong) + " and weak in " +
+        dupstext::definitions(D, DefinitionStrength::Weak) +
+        ": wherever both are linked the strong one wins without a word (" +
+        dupstext::linkState(D) + ")";
     F.Fix = "remove one of them; if the weak one is a deliberate, overridable "
             "default, record it with --write-baseline";
     Out.push_back(std::move(F));

@@ -9,8 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "DupsRules.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace llvm;
 using namespace aoti::audit;
 
@@ -29,11 +27,12 @@ void WeakDuplicate::check(const DupsFacts &Facts,
     if (D.Kind != DuplicateKind::WeakWeak)
       continue;
     Finding F = dupstext::start(make(), D);
-    F.Message = formatv("{0} has {1} weak definitions: {2}; the first one "
-                        "the linker sees wins, the others are dropped ({3})",
-                        dupstext::quote(D), D.Definitions.size(),
-                        dupstext::definitions(D), dupstext::linkState(D))
-                    .str();
+    F.Message = dupstext::quote(D) + " has " +
+                std::to_string(D.Definitions.size()) + " weak definitions: " +
+                dupstext::definitions(D) +
+                "; the first one the linker sees wins, the others are "
+                "dropped (" +
+                dupstext::linkState(D) + ")";
     F.Fix = D.isCxx()
                 ? "nothing to do when every copy comes from the same inline "
                   "function or template in one header; otherwise keep one "

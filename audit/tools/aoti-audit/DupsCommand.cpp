@@ -25,6 +25,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <memory>
 #include <set>
 
@@ -44,6 +46,7 @@ struct DupsArgs {
   std::string Format = "text";
   std::string Color = "auto";
   unsigned Jobs = 0;
+  bool Stats = false;
 };
 
 constexpr const char *DupsHelp = R"(Finds names that two or more link inputs define: the extern "C" shim
@@ -79,7 +82,7 @@ or an unreadable input.)";
 std::string baselineLine(const Finding &F, const DuplicateDefinition &D) {
   std::string Where = sys::path::filename(D.File).str();
   if (!D.Member.empty())
-    Where += "(" + D.Member + ")";
+    Where += ("(" + D.Member + ")").str();
   return F.Rule + " " + F.Symbol + " " + Where;
 }
 
@@ -146,73 +149,144 @@ struct Report {
   bool Known = false; // every definition is in the baseline
 };
 
-json::Value definitionJson(const DuplicateDefinition &D) {
-  json::Object O;
-  O["file"] = D.File;
-  O["member"] = D.Member.empty() ? json::Value(nullptr) : json::Value(D.Member);
-  O["binding"] = toString(D.Binding);
-  O["strength"] = toString(D.Strength);
-  O["type"] = toString(D.Type);
-  O["visibility"] = toString(D.Visibility);
-  O["origin"] = toString(D.Origin);
-  O["pulled_in"] = toString(D.Pulled);
-  if (!D.Version.empty())
-    O["version"] = D.Version;
-  if (!D.Confirmed)
-    O["confirmed"] = false;
-  return O;
+/// Writes S as a JSON string. Symbol and file names are almost always
+/// printable ASCII with nothing to escape, and a big report holds megabytes
+/// of them: those are copied as they are; anything else goes through
+/// llvm::json, which escapes and repairs invalid UTF-8.
+void jsonString(raw_ostream &OS, StringRef S) {
+  static constexpr std::array<bool, 256> Plain = [] {
+    std::array<bool, 256> T{};
+    for (int C = 0x20; C < 0x7f; ++C)
+      T[C] = C != '"' && C != '\\';
+    return T;
+  }();
+  if (llvm::all_of(S, [](char C) { return Plain[static_cast<unsigned char>(C)]; })) {
+    OS << '"' << S << '"';
+    return;
+  }
+  OS << (json::isUTF8(S) ? json::Value(S) : json::Value(json::fixUTF8(S)));
 }
 
+/// One duplicate as one JSON object, written directly: tens of thousands of
+/// them make up nearly all of a big report. Each definition is one line.
+void duplicateJson(raw_ostream &OS, const Report &R, bool HaveBaseline,
+                   bool Indent) {
+  const Duplicate &D = *R.Dup;
+  // Keys and enum words are written as StringRefs: no strlen, no escaping.
+  auto Key = [&](StringRef K) {
+    OS << ',' << '"' << K << StringRef("\":");
+  };
+  auto Str = [&](StringRef K, StringRef V) {
+    Key(K);
+    jsonString(OS, V);
+  };
+  auto Word = [&](StringRef K, StringRef V) {
+    Key(K);
+    OS << '"' << V << '"';
+  };
+  auto Bool = [&](StringRef K, bool V) {
+    Key(K);
+    OS << (V ? StringRef("true") : StringRef("false"));
+  };
+  OS << StringRef("{\"name\":");
+  jsonString(OS, D.Name);
+  if (D.isCxx())
+    Str("demangled", D.Demangled);
+  Word("kind", toString(D.Kind));
+  Str("rule", R.Find->Rule);
+  Str("rule_name", R.Find->RuleName);
+  Word("severity", toString(R.Find->Sev));
+  Bool("latent", D.Latent);
+  Bool("interposition", D.Interposition);
+  if (HaveBaseline)
+    Bool("baselined", R.Known);
+  Str("message", R.Find->Message);
+  Str("fix", R.Find->Fix);
+  Key("definitions");
+  OS << '[';
+  StringRef LastFile;
+  std::string LastFileJson;
+  for (size_t I = 0; I != D.Definitions.size(); ++I) {
+    const DuplicateDefinition &DD = D.Definitions[I];
+    if (I)
+      OS << ',';
+    if (Indent)
+      OS << StringRef("\n      ");
+    OS << StringRef("{\"file\":");
+    // Definitions come sorted by file, so a file's name is escaped once.
+    if (I == 0 || DD.File.data() != LastFile.data()) {
+      LastFile = DD.File;
+      LastFileJson.clear();
+      raw_string_ostream S(LastFileJson);
+      jsonString(S, DD.File);
+    }
+    OS << LastFileJson;
+    Key("member");
+    if (DD.Member.empty())
+      OS << StringRef("null");
+    else
+      jsonString(OS, DD.Member);
+    Word("binding", toString(DD.Binding));
+    Word("strength", toString(DD.Strength));
+    Word("type", toString(DD.Type));
+    Word("visibility", toString(DD.Visibility));
+    Word("origin", toString(DD.Origin));
+    Word("pulled_in", toString(DD.Pulled));
+    if (!DD.Version.empty())
+      Str("version", DD.Version);
+    if (!DD.Confirmed)
+      Bool("confirmed", false);
+    OS << '}';
+  }
+  if (Indent)
+    OS << StringRef("\n    ");
+  OS << ']';
+  if (!D.SharedVariants.empty()) {
+    Key("shared_variants");
+    OS << '[';
+    for (size_t I = 0; I != D.SharedVariants.size(); ++I) {
+      if (I)
+        OS << ',';
+      jsonString(OS, D.SharedVariants[I]);
+    }
+    OS << ']';
+  }
+  OS << '}';
+}
+
+/// The frame through json::OStream, each duplicate written by
+/// duplicateJson(). Indented for a terminal, compact for a pipe or a file.
 void printJson(const DupsFacts &F, const std::vector<Report> &Rs,
                bool HaveBaseline, size_t Gone) {
-  json::Object Root;
-  Root["schema_version"] = 1;
-  json::Array Dups;
-  for (const Report &R : Rs) {
-    const Duplicate &D = *R.Dup;
-    json::Object O;
-    O["name"] = D.Name;
-    if (D.isCxx())
-      O["demangled"] = D.Demangled;
-    O["kind"] = toString(D.Kind);
-    O["rule"] = R.Find->Rule;
-    O["rule_name"] = R.Find->RuleName;
-    O["severity"] = toString(R.Find->Sev);
-    O["latent"] = D.Latent;
-    O["interposition"] = D.Interposition;
-    if (HaveBaseline)
-      O["baselined"] = R.Known;
-    O["message"] = R.Find->Message;
-    O["fix"] = R.Find->Fix;
-    json::Array Defs;
-    for (const DuplicateDefinition &DD : D.Definitions)
-      Defs.push_back(definitionJson(DD));
-    O["definitions"] = std::move(Defs);
-    if (!D.SharedVariants.empty()) {
-      json::Array V;
-      for (const std::string &S : D.SharedVariants)
-        V.push_back(S);
-      O["shared_variants"] = std::move(V);
-    }
-    Dups.push_back(std::move(O));
-  }
-  Root["duplicates"] = std::move(Dups);
-  json::Object Stats;
-  Stats["inputs"] = int64_t(F.Files.size());
-  Stats["objects"] = int64_t(F.Stats.Objects);
-  Stats["archives"] = int64_t(F.Stats.Archives);
-  Stats["shared_libraries"] = int64_t(F.Stats.SharedLibraries);
-  Stats["skipped_executables"] = int64_t(F.Stats.SkippedExecutables);
-  Stats["index_entries"] = int64_t(F.Stats.IndexEntries);
-  Stats["members_opened"] = int64_t(F.Stats.MembersOpened);
-  if (HaveBaseline)
-    Stats["baseline_lines_gone"] = int64_t(Gone);
-  Root["stats"] = std::move(Stats);
-  json::Array Warnings;
-  for (const std::string &W : F.Warnings)
-    Warnings.push_back(W);
-  Root["warnings"] = std::move(Warnings);
-  outs() << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
+  outs().flush();
+  outs().SetBufferSize(1 << 20); // megabytes of output: fewer write(2)s
+  bool Indent = outs().is_displayed();
+  json::OStream J(outs(), /*IndentSize=*/Indent ? 2 : 0);
+  J.object([&] {
+    J.attribute("schema_version", 1);
+    J.attributeArray("duplicates", [&] {
+      for (const Report &R : Rs)
+        J.rawValue([&](raw_ostream &OS) {
+          duplicateJson(OS, R, HaveBaseline, Indent);
+        });
+    });
+    J.attributeObject("stats", [&] {
+      J.attribute("inputs", int64_t(F.Files.size()));
+      J.attribute("objects", int64_t(F.Stats.Objects));
+      J.attribute("archives", int64_t(F.Stats.Archives));
+      J.attribute("shared_libraries", int64_t(F.Stats.SharedLibraries));
+      J.attribute("skipped_executables", int64_t(F.Stats.SkippedExecutables));
+      J.attribute("index_entries", int64_t(F.Stats.IndexEntries));
+      J.attribute("members_opened", int64_t(F.Stats.MembersOpened));
+      if (HaveBaseline)
+        J.attribute("baseline_lines_gone", int64_t(Gone));
+    });
+    J.attributeArray("warnings", [&] {
+      for (const std::string &W : F.Warnings)
+        J.value(W);
+    });
+  });
+  outs() << "\n";
 }
 
 void printDefinitions(raw_ostream &OS, const Duplicate &D) {
@@ -318,6 +392,8 @@ CommandFn addDupsCommand(CLI::App &App) {
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  Cmd->add_flag("--stats", Args->Stats,
+                "Print inputs read, members opened and time per pass to stderr");
   Cmd->add_option("-j,--jobs", Args->Jobs,
                   "Inputs read at once (default: one per hardware thread)");
 
@@ -348,7 +424,26 @@ CommandFn addDupsCommand(CLI::App &App) {
     for (const std::string &W : (*Facts)->Warnings)
       WithColor::warning(errs(), "aoti-audit") << W << "\n";
 
+    auto Start = std::chrono::steady_clock::now();
+    auto Lap = [&](const char *What) {
+      auto Now = std::chrono::steady_clock::now();
+      if (Args->Stats)
+        errs() << formatv("  {0,-10} {1,8:f3} s\n", What,
+                          std::chrono::duration<double>(Now - Start).count());
+      Start = Now;
+    };
+    if (Args->Stats) {
+      const DupsStats &S = (*Facts)->Stats;
+      errs() << formatv("dups: {0} inputs, {1} archive index entries, {2} "
+                        "members opened, {3} duplicates\n",
+                        (*Facts)->Files.size(), S.IndexEntries, S.MembersOpened,
+                        (*Facts)->Duplicates.size());
+      for (const auto &[Pass, Seconds] : S.PassSeconds)
+        errs() << formatv("  {0,-10} {1,8:f3} s\n", Pass, Seconds);
+    }
+
     std::vector<Finding> Fs = rules::runDupsRules(**Facts);
+    Lap("rules");
     StringMap<const Finding *> BySymbol;
     for (const Finding &Fd : Fs)
       BySymbol.try_emplace(Fd.Symbol, &Fd);
@@ -360,14 +455,17 @@ CommandFn addDupsCommand(CLI::App &App) {
       if (It == BySymbol.end())
         continue; // no rule speaks about it
       Report R{&D, It->second};
-      std::vector<std::string> L = baselineLines(*R.Find, D);
-      if (Baseline)
-        R.Known = std::all_of(L.begin(), L.end(), [&](const std::string &S) {
-          return Baseline->count(S) != 0;
-        });
-      Lines.insert(L.begin(), L.end());
+      if (Baseline || !Args->WriteBaseline.empty()) {
+        std::vector<std::string> L = baselineLines(*R.Find, D);
+        if (Baseline)
+          R.Known = std::all_of(L.begin(), L.end(), [&](const std::string &S) {
+            return Baseline->count(S) != 0;
+          });
+        Lines.insert(L.begin(), L.end());
+      }
       Rs.push_back(R);
     }
+    Lap("baseline");
     size_t Gone = 0;
     if (Baseline)
       for (const std::string &S : *Baseline)
@@ -392,12 +490,19 @@ CommandFn addDupsCommand(CLI::App &App) {
                 useColor(outs(), Args->Color == "always" ? ColorMode::Always
                                  : Args->Color == "never" ? ColorMode::Never
                                                           : ColorMode::Auto));
-    if (!Args->WriteBaseline.empty())
-      return ExitOk;
-    for (const Report &R : Rs)
-      if (R.Find->Sev == Severity::Error && !R.Known)
-        return ExitFindings;
-    return ExitOk;
+    outs().flush();
+    Lap("output");
+    int Status = ExitOk;
+    if (Args->WriteBaseline.empty())
+      for (const Report &R : Rs)
+        if (R.Find->Sev == Severity::Error && !R.Known)
+          Status = ExitFindings;
+    // The process exits next: let it return the memory in one go instead of
+    // freeing every member, symbol table and string (clang's -disable-free).
+    (void)Facts->release();
+    (void)new std::vector<Finding>(std::move(Fs));
+    (void)new std::set<std::string>(std::move(Lines));
+    return Status;
   };
 }
 

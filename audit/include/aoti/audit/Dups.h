@@ -66,14 +66,16 @@ enum class DefinitionStrength : uint8_t {
 /// Whether a plain link of the inputs pulls a definition in (see top).
 enum class PullIn : uint8_t { Always, Maybe, Never };
 
+/// File, Member and Version point into the DupsFacts that holds the
+/// definition (its Files and Read).
 struct DuplicateDefinition {
-  std::string File;   // the object, archive or shared library
-  std::string Member; // the member name when File is an archive
+  llvm::StringRef File;   // the object, archive or shared library
+  llvm::StringRef Member; // the member name when File is an archive
   DefinitionOrigin Origin = DefinitionOrigin::Object;
   SymbolBinding Binding = SymbolBinding::Global;
   SymbolVisibility Visibility = SymbolVisibility::Default;
   SymbolType Type = SymbolType::NoType;
-  std::string Version; // ELF symbol version of a shared library's export
+  llvm::StringRef Version; // ELF symbol version of a shared library's export
   DefinitionStrength Strength = DefinitionStrength::Strong;
   /// False when the member named by the archive's symbol index could not be
   /// read: the index says it defines the name, the binding is assumed strong.
@@ -109,7 +111,7 @@ struct Duplicate {
   /// than two relocatable ones: no link fails, the loader silently uses the
   /// first one loaded.
   bool Interposition = false;
-  /// Sorted by displayName().
+  /// Sorted by file, then member.
   std::vector<DuplicateDefinition> Definitions;
   /// Shared libraries that export the name and are the shared build of an
   /// archive among the inputs that defines it too (libfoo.so next to
@@ -131,6 +133,8 @@ struct DupsStats {
   unsigned SkippedExecutables = 0;
   size_t IndexEntries = 0;  // archive symbol-index entries read
   size_t MembersOpened = 0; // archive members parsed
+  /// Wall-clock seconds per pass (see Dups.cpp), for --stats.
+  std::vector<std::pair<std::string, double>> PassSeconds;
 };
 
 struct DupsFacts {
@@ -142,6 +146,9 @@ struct DupsFacts {
   /// Problems that do not stop the analysis (an unreadable archive member).
   std::vector<std::string> Warnings;
   DupsStats Stats;
+  /// The inputs as read. Nothing above points into them; they are kept so
+  /// that a caller about to exit can skip tearing them down.
+  std::vector<InputFile> Read;
 };
 
 /// Builds the facts. Errors are for unusable inputs only (exit status 2).
