@@ -47,6 +47,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -430,6 +431,7 @@ private:
   DupsFacts &F;
   std::vector<LoadedInput> &Inputs;
   unsigned Jobs;
+  mutable ItaniumPartialDemangler Partial; // wanted() runs on one thread
 
   DenseMap<CachedHashStringRef, uint32_t> GroupOf;
   std::vector<SmallVector<DefRef, 2>> Groups;
@@ -479,7 +481,20 @@ bool DupsAnalyzer::wanted(StringRef Name, BinaryFormat Format,
   }
   if (O.All)
     return true;
-  StringRef Match = Demangled.empty() ? Source : StringRef(Demangled);
+  // A prefix matches a function's qualified name ("ns::aoti_torch_clamp<int>"
+  // of "int ns::aoti_torch_clamp<int>(int)"), anything else's demangled name.
+  std::string Qualified;
+  if (!Demangled.empty()) {
+    std::string Z = Source.str(); // the demangler wants a NUL
+    if (!Partial.partialDemangle(Z.c_str()) && Partial.isFunction())
+      if (char *N = Partial.getFunctionName(nullptr, nullptr)) {
+        Qualified = N;
+        std::free(N);
+      }
+  }
+  StringRef Match = !Qualified.empty()  ? StringRef(Qualified)
+                    : !Demangled.empty() ? StringRef(Demangled)
+                                         : Source;
   for (const std::string &P : O.Prefixes)
     if (Match.starts_with(P))
       return true;

@@ -492,6 +492,22 @@ def cxx_names(b):
 # --- inputs, options, exit status ------------------------------------------------------
 
 @case
+def cxx_template_prefix(b):
+    """--cxx: a prefix matches a template function's qualified name, not its return type."""
+    tmpl = "// c++\nnamespace aoti { template <typename T> T aoti_torch_clamp(T v) { return %s; } }\n" \
+           "int use_%s(int x) { return aoti::aoti_torch_clamp(x); }\n"
+    inputs = [b.obj("t1", tmpl % ("v < 0 ? 0 : v", "a"), "-O0"), b.obj("t2", tmpl % ("v", "b"), "-O0")]
+    _, rep = b.dups("--cxx", "--prefix", "aoti::aoti_torch_", *inputs, rc=0)
+    d = one(rep, "_ZN4aoti16aoti_torch_clampIiEET_S1_")
+    expect(d["demangled"] == "int aoti::aoti_torch_clamp<int>(int)" and d["kind"] == "weak-weak", d)
+    expect(not d["latent"], d)
+    # Weak copies never fail a link: the first one wins (an ODR violation here).
+    main = b.obj("main", "int main(void) { return 0; }\n")
+    for linker in LINKERS:
+        expect(b.link(linker, [main] + inputs, False, d["name"])[0], "%s: link failed" % linker)
+
+
+@case
 def directories_and_input_lists(b):
     """A directory is searched recursively; @file lists inputs; a file is read once."""
     os.makedirs(os.path.join(b.root, "tree/lib/sub"))
