@@ -235,6 +235,7 @@ struct LoadedInput {
   InputFile In;
   InputKind Kind = InputKind::Skipped;
   BinaryFormat Format = BinaryFormat::ELF;
+  bool FormatKnown = false; // an indexed archive's, until a member is read
   /// "libfoo" for libfoo.a and libfoo.so.1: pairs the two builds of a library.
   std::string LibraryStem;
   std::vector<RawDef> Defs;
@@ -329,15 +330,14 @@ void loadInput(LoadedInput &L) {
       for (const Archive::IndexEntry &E : A->symbolIndex())
         L.Defs.push_back({CachedHashStringRef(E.Name), E.MemberIndex,
                           DefState::FromIndex, nullptr});
-      // The first member tells the object format (Mach-O names carry '_').
-      if (!A->members().empty())
-        if (const Binary *B = Open(0))
-          L.Format = B->format();
+      // The object format (Mach-O names carry '_') is learnt later, from
+      // the first member, and only if a name needs it (formatOf()).
     } else {
       // No index (`ar q` without `s`): every member has to be read.
       for (uint32_t I = 0, E = A->members().size(); I != E; ++I)
         if (const Binary *B = Open(I)) {
           L.Format = B->format();
+          L.FormatKnown = true;
           addBinaryDefs(*B, I, L.Defs);
         }
     }
@@ -345,6 +345,7 @@ void loadInput(LoadedInput &L) {
   }
   const Binary &B = *L.In.Bin;
   L.Format = B.format();
+  L.FormatKnown = true;
   switch (B.kind()) {
   case FileKind::Relocatable:
     L.Kind = InputKind::Object;
@@ -420,8 +421,9 @@ private:
   UnitKey unit(DefRef R) const { return unitOf(R.Input, def(R).Member); }
 
   void buildTable();
-  bool wanted(StringRef Name, BinaryFormat Format, std::string &Demangled,
-              StringRef &ToDemangle) const;
+  bool wanted(StringRef Name, uint32_t Input, std::string &Demangled,
+              StringRef &ToDemangle);
+  BinaryFormat formatOf(uint32_t Input);
   void confirmCandidates();
   void buildDuplicates();
   void computePullIn();
@@ -461,11 +463,42 @@ void DupsAnalyzer::buildTable() {
     }
 }
 
-bool DupsAnalyzer::wanted(StringRef Name, BinaryFormat Format,
-                          std::string &Demangled, StringRef &ToDemangle) const {
+BinaryFormat DupsAnalyzer::formatOf(uint32_t Input) {
+  LoadedInput &L = Inputs[Input];
+  if (!L.FormatKnown && L.Kind == InputKind::Archive) {
+    // Single-threaded here (pass 3, before the parallel part).
+    L.FormatKnown = true;
+    if (!L.In.Ar->members().empty()) {
+      if (auto B = L.member(0))
+        L.Format = B->format();
+      else
+        consumeError(B.takeError()); // reported if a candidate is in it
+    }
+  }
+  return L.Format;
+}
+
+bool DupsAnalyzer::wanted(StringRef Name, uint32_t Input,
+                          std::string &Demangled, StringRef &ToDemangle) {
   const DupsOptions &O = F.Options;
+  // Without knowing the object format: could the name be wanted at all,
+  // read as ELF (as is) or as Mach-O (one '_' less)? Most names are decided
+  // here, and an archive's format is read only for the others.
+  auto MaybeMangled = [](StringRef N) {
+    return N.starts_with("_Z") || N.starts_with("__Z");
+  };
+  if (!O.All || !O.Cxx) {
+    bool Maybe = O.Cxx && MaybeMangled(Name);
+    if (O.All)
+      Maybe |= !MaybeMangled(Name);
+    for (size_t P = 0; !Maybe && P != O.Prefixes.size(); ++P)
+      Maybe = Name.starts_with(O.Prefixes[P]) ||
+              Name.drop_front(Name.starts_with("_")).starts_with(O.Prefixes[P]);
+    if (!Maybe)
+      return false;
+  }
   StringRef Source = Name;
-  if (Format == BinaryFormat::MachO)
+  if (formatOf(Input) == BinaryFormat::MachO)
     Source.consume_front("_"); // Mach-O prefixes C names with '_'
   bool Mangled = Source.starts_with("_Z");
   if (Mangled) {
@@ -514,8 +547,7 @@ void DupsAnalyzer::confirmCandidates() {
       continue; // one place lists the name twice
     std::string Demangled;
     StringRef ToDemangle;
-    if (!wanted(def(Defs[0]).Name.val(), Inputs[Defs[0].Input].Format,
-                Demangled, ToDemangle))
+    if (!wanted(def(Defs[0]).Name.val(), Defs[0].Input, Demangled, ToDemangle))
       continue;
     Candidates.push_back({G, std::move(Demangled), ToDemangle});
     for (DefRef R : Defs)

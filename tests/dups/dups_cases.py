@@ -489,6 +489,23 @@ def cxx_names(b):
         expect("`aoti_torch_plain'" not in output and "symbol: aoti_torch_plain" not in output, output)
 
 
+@case
+def macho_archives(b):
+    """Mach-O archives: C names carry a '_', prefixes still match; ld64.lld is the oracle."""
+    for n, body in (("a", "int aoti_torch_x(void) { return 1; }\n"),
+                    ("b", "int aoti_torch_x(void) { return 2; }\nint other(void) { return 0; }\n")):
+        b.src(n + ".c", body)
+        b.run("clang-19", "-target", "arm64-apple-macos11", "-c", n + ".c", "-o", n + ".o")
+        b.run("llvm-ar-19", "rcs", "--format=darwin", "lib%s.a" % n, n + ".o")
+    _, rep = b.dups("liba.a", "libb.a", rc=1)
+    d = one(rep, "_aoti_torch_x")
+    expect(d["kind"] == "strong-strong" and d["latent"], d)
+    ld = ["ld64.lld-19", "-arch", "arm64", "-platform_version", "macos", "11.0", "11.0", "-dylib", "-o", "x.dylib"]
+    expect(b.run(*ld, "liba.a", "libb.a", check=False).returncode == 0, "the plain ld64.lld link failed")
+    r = b.run(*ld, "-all_load", "liba.a", "libb.a", check=False)
+    expect(r.returncode != 0 and "duplicate symbol: _aoti_torch_x" in r.stderr, r.stderr)
+
+
 # --- inputs, options, exit status ------------------------------------------------------
 
 @case
