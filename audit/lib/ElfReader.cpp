@@ -186,10 +186,18 @@ public:
         consumeError(Bytes.takeError());
         continue;
       }
-      if (S.sh_type == ELF::SHT_GNU_HASH)
-        T->setGnuHash(*Bytes);
-      else if (!T->Gnu)
-        T->setSysVHash(*Bytes);
+      // ld.so walks this table without checking it: a file whose table does
+      // not fit cannot be loaded safely, so it is bad input, not a fallback.
+      if (S.sh_type == ELF::SHT_GNU_HASH) {
+        if (!T->setGnuHash(*Bytes))
+          return createStringError(inconvertibleErrorCode(),
+                                   ".gnu.hash does not fit its section or "
+                                   "names symbols past the end of .dynsym");
+      } else if (!T->Gnu && !T->setSysVHash(*Bytes)) {
+        return createStringError(inconvertibleErrorCode(),
+                                 ".hash does not fit its section or names "
+                                 "symbols past the end of .dynsym");
+      }
     }
     return T;
   }
@@ -252,34 +260,39 @@ private:
     return ArrayRef<T>(reinterpret_cast<const T *>(B.data() + Off), N);
   }
 
-  void setGnuHash(ArrayRef<uint8_t> B) {
+  bool setGnuHash(ArrayRef<uint8_t> B) {
     if (B.size() < 16 || reinterpret_cast<uintptr_t>(B.data()) % alignof(Elf_Off))
-      return;
+      return false;
     auto Hdr = words<Elf_Word>(B, 0, 4);
     uint64_t NBuckets = Hdr[0], SymNdx = Hdr[1], MaskWords = Hdr[2];
     uint64_t N = Syms.size();
-    if (NBuckets == 0 || SymNdx > N)
-      return;
+    if (NBuckets == 0 || SymNdx > N || MaskWords == 0)
+      return false;
     uint64_t Need = 16 + MaskWords * sizeof(Elf_Off) + NBuckets * 4 + (N - SymNdx) * 4;
     if (Need > B.size())
-      return;
+      return false;
     size_t Off = 16 + MaskWords * sizeof(Elf_Off);
     GnuBuckets = words<Elf_Word>(B, Off, NBuckets);
     GnuValues = words<Elf_Word>(B, Off + NBuckets * 4, N - SymNdx);
     GnuSymNdx = SymNdx;
+    for (Elf_Word Bucket : GnuBuckets)
+      if (Bucket != 0 && (Bucket < SymNdx || Bucket >= N))
+        return false;
     Gnu = true;
+    return true;
   }
 
-  void setSysVHash(ArrayRef<uint8_t> B) {
+  bool setSysVHash(ArrayRef<uint8_t> B) {
     if (B.size() < 8 || reinterpret_cast<uintptr_t>(B.data()) % 4)
-      return;
+      return false;
     auto Hdr = words<Elf_Word>(B, 0, 2);
     uint64_t NBucket = Hdr[0], NChain = Hdr[1];
     if (NBucket == 0 || NChain != Syms.size() || 8 + (NBucket + NChain) * 4 > B.size())
-      return;
+      return false;
     SysVBuckets = words<Elf_Word>(B, 8, NBucket);
     SysVChains = words<Elf_Word>(B, 8 + NBucket * 4, NChain);
     SysV = true;
+    return true;
   }
 
   ArrayRef<Elf_Sym> Syms;
