@@ -176,7 +176,8 @@ public:
                                    I, Ndx);
       }
     }
-    // A hash table that does not fit is ignored: lookups then use the table.
+    // A hash section libObject cannot read is skipped (lookups then scan the
+    // table); one that reads but would send ld.so out of bounds is refused.
     ArrayRef<Elf_Shdr> Sections(SectionsBegin, NumSections);
     for (const Elf_Shdr &S : Sections) {
       if (S.sh_type != ELF::SHT_GNU_HASH && S.sh_type != ELF::SHT_HASH)
@@ -215,9 +216,9 @@ public:
     if (Gnu) {
       uint32_t H = hashGnu(Name);
       uint32_t I = GnuBuckets[H % GnuBuckets.size()];
-      if (I < GnuSymNdx)
+      if (I == 0 || I < GnuSymNdx) // 0 is an empty bucket, as in ld.so
         return;
-      for (; I < N; ++I) {
+      for (; I - GnuSymNdx < GnuValues.size(); ++I) {
         uint32_t V = GnuValues[I - GnuSymNdx];
         if ((V | 1) == (H | 1) && nameAt(I) == Name)
           Out.push_back(make(I));
@@ -260,6 +261,13 @@ private:
     return ArrayRef<T>(reinterpret_cast<const T *>(B.data() + Off), N);
   }
 
+  /// The chain array has no length of its own: ld.so walks it from a bucket
+  /// until an entry with the low bit set. A linker may emit fewer entries than
+  /// .dynsym has symbols past symoffset (ld.bfd does, for an executable whose
+  /// only dynamic symbols are undefined), so what must hold is that every
+  /// bucket starts a chain that ends, inside the section and .dynsym. Such a
+  /// chain exists from index J exactly when some entry at or after J ends one,
+  /// so one pass for the last terminator checks every bucket.
   bool setGnuHash(ArrayRef<uint8_t> B) {
     if (B.size() < 16 || reinterpret_cast<uintptr_t>(B.data()) % alignof(Elf_Off))
       return false;
@@ -268,16 +276,23 @@ private:
     uint64_t N = Syms.size();
     if (NBuckets == 0 || SymNdx > N || MaskWords == 0)
       return false;
-    uint64_t Need = 16 + MaskWords * sizeof(Elf_Off) + NBuckets * 4 + (N - SymNdx) * 4;
-    if (Need > B.size())
+    uint64_t Off = 16 + MaskWords * sizeof(Elf_Off) + NBuckets * 4;
+    if (Off > B.size())
       return false;
-    size_t Off = 16 + MaskWords * sizeof(Elf_Off);
-    GnuBuckets = words<Elf_Word>(B, Off, NBuckets);
-    GnuValues = words<Elf_Word>(B, Off + NBuckets * 4, N - SymNdx);
-    GnuSymNdx = SymNdx;
+    uint64_t NValues = std::min<uint64_t>(N - SymNdx, (B.size() - Off) / 4);
+    auto Values = words<Elf_Word>(B, Off, NValues);
+    uint64_t Ends = 0; // one past the last chain terminator
+    for (uint64_t J = NValues; J > 0; --J)
+      if (Values[J - 1] & 1) {
+        Ends = J;
+        break;
+      }
+    GnuBuckets = words<Elf_Word>(B, Off - NBuckets * 4, NBuckets);
     for (Elf_Word Bucket : GnuBuckets)
-      if (Bucket != 0 && (Bucket < SymNdx || Bucket >= N))
+      if (Bucket != 0 && (Bucket < SymNdx || Bucket - SymNdx >= Ends))
         return false;
+    GnuValues = Values.take_front(Ends);
+    GnuSymNdx = SymNdx;
     Gnu = true;
     return true;
   }
@@ -309,6 +324,11 @@ private:
 /// rest of the string table into every name they return, which is quadratic
 /// on a library like libLLVM; this walks the same records through libObject's
 /// record types and keeps StringRefs instead.
+///
+/// ld.so follows vd_next, vn_next and vna_next until one is zero and ignores
+/// the counts (sh_info, vn_cnt), so a chain that leaves the section is bad
+/// input even when the counts would stop short of it: dlopen would read past
+/// the mapping. Offsets only grow, so every walk ends.
 template <class ELFT>
 Error readVersionSections(const ELFFile<ELFT> &Obj,
                           const typename ELFT::Shdr *VerDefSec,
@@ -352,12 +372,13 @@ Error readVersionSections(const ELFFile<ELFT> &Obj,
       return R.takeError();
     auto [Bytes, Str] = *R;
     uint64_t Off = 0;
-    for (unsigned N = 0; N < VerDefSec->sh_info; ++N) {
+    for (;;) {
       if (Off + sizeof(typename ELFT::Verdef) > Bytes.size())
         return Bad(".gnu.version_d");
       const auto *D = reinterpret_cast<const typename ELFT::Verdef *>(Bytes.data() + Off);
       uint64_t AuxOff = Off + D->vd_aux;
-      if (D->vd_cnt && AuxOff + sizeof(typename ELFT::Verdaux) > Bytes.size())
+      // glibc reads vd_aux whatever vd_cnt says.
+      if (AuxOff + sizeof(typename ELFT::Verdaux) > Bytes.size())
         return Bad(".gnu.version_d");
       if (D->vd_cnt) {
         const auto *A = reinterpret_cast<const typename ELFT::Verdaux *>(Bytes.data() + AuxOff);
@@ -383,7 +404,7 @@ Error readVersionSections(const ELFFile<ELFT> &Obj,
       return R.takeError();
     auto [Bytes, Str] = *R;
     uint64_t Off = 0;
-    for (unsigned N = 0; N < VerNeedSec->sh_info; ++N) {
+    for (;;) {
       if (Off + sizeof(typename ELFT::Verneed) > Bytes.size())
         return Bad(".gnu.version_r");
       const auto *V = reinterpret_cast<const typename ELFT::Verneed *>(Bytes.data() + Off);
@@ -393,7 +414,7 @@ Error readVersionSections(const ELFFile<ELFT> &Obj,
       VersionRequirement Req;
       Req.File = *File;
       uint64_t AuxOff = Off + V->vn_aux;
-      for (unsigned I = 0; I < V->vn_cnt; ++I) {
+      for (;;) { // glibc reads the first entry whatever vn_cnt says
         if (AuxOff + sizeof(typename ELFT::Vernaux) > Bytes.size())
           return Bad(".gnu.version_r");
         const auto *A = reinterpret_cast<const typename ELFT::Vernaux *>(Bytes.data() + AuxOff);
