@@ -1,6 +1,8 @@
 //===- Binary.cpp ---------------------------------------------------------===//
 #include "aoti/audit/Binary.h"
 
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -119,6 +121,15 @@ StringRef toString(FileKind K) {
 
 StringRef toString(BinaryFormat F) {
   return F == BinaryFormat::ELF ? "ELF" : "Mach-O";
+}
+
+std::string describeMachine(const MachineId &M) {
+  // LLVM names every machine it does not know "None", EM_NONE included.
+  std::string Arch = ELF::convertEMachineToArchName(M.Machine).str();
+  if (Arch == "None")
+    Arch = formatv("e_machine {0}", M.Machine).str();
+  return formatv("{0}-bit {1}{2}", M.Is64 ? 64 : 32, Arch,
+                 M.LittleEndian ? "" : " big-endian");
 }
 
 } // namespace aoti::audit

@@ -438,9 +438,11 @@ Expected<unsigned> DyldModel::dlopen(StringRef Path, bool Global) {
     if ((*B)->format() != BinaryFormat::MachO || !((*B)->machine() == HostMachine))
       return createStringError(
           inconvertibleErrorCode(),
-          "%s: is a %s %s file and cannot be loaded into a Mach-O %s host",
+          "%s: is a %s %s file and cannot be loaded into a Mach-O %s host "
+          "(%s)",
           Path.str().c_str(), toString((*B)->format()).str().c_str(),
-          (*B)->archName().str().c_str(), HostArch.c_str());
+          (*B)->archName().str().c_str(), HostArch.c_str(),
+          Objects.front().Path.c_str());
     if ((*B)->kind() != FileKind::Bundle && (*B)->kind() != FileKind::SharedLibrary)
       return createStringError(inconvertibleErrorCode(),
                                "%s: is a %s; dlopen() loads bundles and dylibs",

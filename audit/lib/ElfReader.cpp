@@ -462,7 +462,9 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
   B->Machine = {Hdr.e_machine, ELFT::Is64Bits,
                 ELFT::Endianness == llvm::endianness::little};
   B->ArchName = ELF::convertEMachineToArchName(Hdr.e_machine).str();
-  if (B->ArchName == "x86-64")
+  if (B->ArchName == "None") // LLVM's name for every machine it does not know
+    B->ArchName = formatv("e_machine {0}", uint16_t(Hdr.e_machine)).str();
+  else if (B->ArchName == "x86-64")
     B->ArchName = "x86_64";
 
   auto Sections = Obj.sections();

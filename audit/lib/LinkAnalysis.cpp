@@ -210,6 +210,37 @@ classifyRequired(const LinkCommandLine &Line,
 
 // --- analyzeLink ------------------------------------------------------------
 
+/// GNU ld and lld refuse an input of another machine ("file in wrong
+/// format", "incompatible with elf_x86_64"), and one whose e_machine no
+/// linker knows: the replay of such a line would say nothing true.
+static Error checkMachines(const LinkFacts &F) {
+  const LinkInput *First = nullptr;
+  for (const LinkInput &I : F.Inputs) {
+    if (!I.Bin)
+      continue;
+    const Binary &B = *I.Bin;
+    if (B.archName().starts_with("e_machine "))
+      return analysisError(formatv("{0}: {1} is not a machine any linker "
+                                   "targets; the file is damaged or not for "
+                                   "this toolchain",
+                                   F.displayPath(I.Path), B.archName())
+                               .str());
+    if (!First) {
+      First = &I;
+      continue;
+    }
+    if (!(B.machine() == First->Bin->machine()))
+      return analysisError(
+          formatv("{0}: is a {1} file, but {2} is {3}: the linker refuses "
+                  "it (file in wrong format)",
+                  F.displayPath(I.Path), describeMachine(B.machine()),
+                  F.displayPath(First->Path),
+                  describeMachine(First->Bin->machine()))
+              .str());
+  }
+  return Error::success();
+}
+
 Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
   auto F = std::make_unique<LinkFacts>();
   auto Line = parseLinkCommand(Req.Argv, Req.Parse);
@@ -222,6 +253,8 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
   F->Inputs = std::move(*Inputs);
   if (F->Inputs.empty())
     return analysisError("the link command names no input files");
+  if (Error E = checkMachines(*F))
+    return E;
   F->Request = std::move(Req);
   const LinkRequest &R = F->Request;
 

@@ -85,11 +85,6 @@ std::vector<std::string> glibcDefaultDirs(const MachineId &M) {
   return Dirs;
 }
 
-std::string describeMachine(const MachineId &M) {
-  std::string Arch = ELF::convertEMachineToArchName(M.Machine).str();
-  return formatv("{0}-bit {1}{2}", M.Is64 ? 64 : 32, Arch,
-                 M.LittleEndian ? "" : " big-endian");
-}
 } // namespace
 
 Error LoaderConfig::applyEnvironment(StringRef Assignment) {
@@ -435,9 +430,9 @@ Expected<unsigned> ProcessModel::dlopen(StringRef Path, bool GlobalFlag) {
         !((*B)->machine() == HostMachine))
       return createStringError(
           inconvertibleErrorCode(),
-          "%s: is a %s file and cannot be loaded into a %s host",
+          "%s: is a %s file and cannot be loaded into the host %s (%s)",
           Path.str().c_str(), describeMachine((*B)->machine()).c_str(),
-          describeMachine(HostMachine).c_str());
+          Objects.front().Path.c_str(), describeMachine(HostMachine).c_str());
     I = addObject(std::move(*B), Path.str(), Path, 0, "dlopen");
   }
   loadDependencies({*I});

@@ -25,6 +25,18 @@ void LinkNotDefined::check(const LinkFacts &F,
   std::string From;
   for (const std::string &S : F.RequiredFrom)
     From += (From.empty() ? "" : ", ") + F.displayPath(S);
+  // Name what was read: a wrong or empty file where the shim archive
+  // should be is the usual cause.
+  std::string Read;
+  unsigned Shown = 0, Total = 0;
+  for (unsigned I = 0; I < F.Inputs.size(); ++I) {
+    if (F.Inputs[I].InputKind == LinkInput::Kind::Missing)
+      continue;
+    if (++Total <= 4)
+      Read += (Shown++ ? ", " : "") + F.inputName(int(I));
+  }
+  if (Total > Shown)
+    Read += formatv(" and {0} more", Total - Shown).str();
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::NotDefined)
       continue;
@@ -36,6 +48,8 @@ void LinkNotDefined::check(const LinkFacts &F,
                          From.empty() ? std::string()
                                       : " (required by " + From + ")")
                      .str();
+    if (Total)
+      Fd.Message += "; the line's inputs: " + Read;
     Fd.Fix = "add the shim archive (or the object or library that defines "
              "it) to the link line, force-linked";
     Out.push_back(std::move(Fd));

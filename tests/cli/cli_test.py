@@ -2,8 +2,10 @@
 """aoti-audit's command-line contract: exit status 0/1/2, JSON shape, usage
 errors that say what is wrong, on the bundled example's real binaries."""
 import argparse
+import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,6 +78,38 @@ with tempfile.TemporaryDirectory() as d:
         r = run(*argv)
         expect("%s exits 2" % name, r.returncode == 2, "rc=%d %s" % (r.returncode, r.stderr))
         expect("%s says why" % name, says in (r.stderr + r.stdout), r.stderr)
+
+# Another machine: the real linker and the real loader refuse it, and the
+# audit says so, naming the file (exit 2), instead of replaying a link or a
+# load that cannot happen.
+clang = shutil.which("clang-19")
+if clang:
+    with tempfile.TemporaryDirectory() as d:
+        def sh(*cmd):
+            return subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+        open(os.path.join(d, "m.c"), "w").write("int f(void);\nint main(void) { return f(); }\n")
+        open(os.path.join(d, "f.c"), "w").write("int f(void) { return 0; }\n")
+        sh("cc", "-c", "m.c", "-o", "main.o")
+        sh(clang, "--target=aarch64-linux-gnu", "-c", "f.c", "-o", "arm.o")
+        sh(clang, "--target=aarch64-linux-gnu", "-fuse-ld=lld", "-nostdlib", "-shared",
+           "f.c", "-o", "libarm.so")
+        ld = sh("cc", "main.o", "arm.o", "-o", "out")
+        expect("the linker refuses arm.o", ld.returncode != 0, ld.stderr)
+        r = run("link", "--no-driver-query", "--cwd", d, "--", "cc", "main.o", "arm.o", "-o", "out")
+        expect("link: another machine exits 2", r.returncode == 2, "rc=%d %s" % (r.returncode, r.stdout))
+        expect("link: names arm.o and main.o", "arm.o" in r.stderr and "main.o" in r.stderr
+               and "aarch64" in r.stderr.lower(), r.stderr)
+        try:
+            ctypes.CDLL(os.path.join(d, "libarm.so"))
+            loads = True
+        except OSError:
+            loads = False
+        expect("ld.so refuses libarm.so", not loads)
+        host = args.audit
+        r = run("check", "--host", host, os.path.join(d, "libarm.so"))
+        expect("check: another machine exits 2", r.returncode == 2, "rc=%d %s" % (r.returncode, r.stdout))
+        expect("check: names the plugin and the host", "libarm.so" in r.stderr
+               and os.path.basename(host) in r.stderr and "x86_64" in r.stderr, r.stderr)
 
 r = run("--help")
 expect("--help exits 0", r.returncode == 0)

@@ -135,6 +135,10 @@ struct MachineId {
   friend bool operator==(const MachineId &, const MachineId &) = default;
 };
 
+/// "64-bit x86_64", "32-bit 386", "64-bit e_machine 4660" for one LLVM does
+/// not know.
+std::string describeMachine(const MachineId &M);
+
 class Binary;
 
 /// Reads the static symbol table on first use. Readers implement it so that
