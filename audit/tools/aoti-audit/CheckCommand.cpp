@@ -1,5 +1,6 @@
 //===- CheckCommand.cpp - aoti-audit check --------------------------------===//
 #include "Commands.h"
+#include "ConfigOptions.h"
 #include "Output.h"
 #include "Sarif.h"
 
@@ -36,6 +37,7 @@ struct CheckArgs {
   std::vector<std::string> Candidates;
   std::string Format = "text";
   std::string Color = "auto";
+  ConfigArgs Config;
 };
 
 constexpr const char *CheckHelp = R"(Predicts what dlopen(PLUGIN, RTLD_NOW | RTLD_LOCAL) inside HOST binds each
@@ -54,12 +56,16 @@ Examples:
   aoti-audit check --host runner --all --env LD_LIBRARY_PATH=/opt/lib model.so
   aoti-audit check --host runner --format json model.so > report.json
   aoti-audit check --host runner --format sarif model.so > audit.sarif
+  aoti-audit check --host runner --config ci/aoti-audit.toml model.so
   aoti-audit check --host runner.app/Contents/MacOS/runner --arch arm64 \
       --env DYLD_LIBRARY_PATH=/opt/lib model.dylib
 
 A Mach-O host is audited the way dyld loads it: install names, @rpath,
 @loader_path, @executable_path, DYLD_LIBRARY_PATH, DYLD_FALLBACK_LIBRARY_PATH,
 two-level namespace ordinals, -undefined dynamic_lookup (docs/macho.md).
+
+The nearest .aoti-audit.toml (or --config FILE) sets the default prefixes,
+rule severities and suppressions (docs/config.md).
 
 Exit status: 0 the plugins load, 1 an error was found, 2 bad usage or an
 unreadable input.)";
@@ -121,7 +127,8 @@ bool clean(const std::vector<Finding> &Fs, StringRef Plugin) {
   return true;
 }
 
-void printJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
+void printJson(const CheckFacts &F, const std::vector<Finding> &Fs,
+               const ActiveConfig &Config) {
   json::Object Root;
   Root["schema_version"] = 1;
   Root["host"] = F.Options.Host;
@@ -142,6 +149,8 @@ void printJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
   for (const Finding &Fd : Fs)
     Findings.push_back(findingJson(Fd));
   Root["findings"] = std::move(Findings);
+  if (Config.active())
+    Root["config"] = Config.json();
   outs() << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
 }
 
@@ -178,7 +187,10 @@ void printText(const CheckFacts &F, const std::vector<Finding> &Fs,
     OS << "plugin " << P.Path << ": ";
     if (Color)
       OS.changeColor(Ok ? raw_ostream::GREEN : raw_ostream::RED, true);
-    OS << (Ok ? "OK, loads" : Loads ? "loads, but breaks a rule" : "fails to load");
+    OS << (Ok ? (Loads ? "OK, loads"
+                       : "fails to load, every error suppressed by the configuration")
+           : Loads ? "loads, but breaks a rule"
+                   : "fails to load");
     if (Color)
       OS.resetColor();
     OS << formatv(" ({0} of {1} symbols bound", Bound, P.Symbols.size());
@@ -247,8 +259,14 @@ CommandFn addCheckCommand(CLI::App &App) {
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  addConfigOptions(*Cmd, Args->Config);
 
   return [Args]() -> int {
+    auto Config = ActiveConfig::load(Args->Config);
+    if (!Config) {
+      printError(toString(Config.takeError()));
+      return ExitBadInput;
+    }
     CheckOptions O;
     O.Host = Args->Host;
     O.Plugins = Args->Plugins;
@@ -269,6 +287,8 @@ CommandFn addCheckCommand(CLI::App &App) {
     }
     if (!Args->Prefixes.empty())
       O.Prefixes = Args->Prefixes;
+    else if (!Config->prefixes().empty())
+      O.Prefixes = Config->prefixes();
     O.All = Args->All;
     O.Archives = Args->Archives;
     O.Preloads = Args->Preloads;
@@ -280,15 +300,21 @@ CommandFn addCheckCommand(CLI::App &App) {
       return ExitBadInput;
     }
     std::vector<Finding> Fs = rules::runCheckRules(**Facts);
-    if (Args->Format == "json")
-      printJson(**Facts, Fs);
-    else if (Args->Format == "sarif")
-      printSarif(outs(), Fs, SarifRun{"check", AOTI_VERSION});
-    else
-      printText(**Facts, Fs,
-                useColor(outs(), Args->Color == "always" ? ColorMode::Always
-                                 : Args->Color == "never" ? ColorMode::Never
-                                                          : ColorMode::Auto));
+    Config->apply(Fs);
+    if (Args->Format == "json") {
+      printJson(**Facts, Fs, *Config);
+    } else if (Args->Format == "sarif") {
+      SarifRun Run{"check", AOTI_VERSION};
+      Config->addToSarif(Run);
+      printSarif(outs(), Fs, Run);
+    } else {
+      bool Color =
+          useColor(outs(), Args->Color == "always" ? ColorMode::Always
+                           : Args->Color == "never" ? ColorMode::Never
+                                                    : ColorMode::Auto);
+      printText(**Facts, Fs, Color);
+      Config->printText(outs(), Color);
+    }
     for (const Finding &Fd : Fs)
       if (Fd.Sev == Severity::Error)
         return ExitFindings;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "ConfigOptions.h"
 #include "Output.h"
 #include "Sarif.h"
 
@@ -47,6 +48,7 @@ struct DupsArgs {
   std::string Color = "auto";
   unsigned Jobs = 0;
   bool Stats = false;
+  ConfigArgs Config;
 };
 
 constexpr const char *DupsHelp = R"(Finds names that two or more link inputs define: the extern "C" shim
@@ -69,6 +71,9 @@ Examples:
   aoti-audit dups --format sarif build/lib > dups.sarif
   aoti-audit dups --write-baseline ci/dups.baseline build/lib
   aoti-audit dups --baseline ci/dups.baseline build/lib
+
+The nearest .aoti-audit.toml (or --config FILE) sets the default prefixes,
+rule severities and suppressions (docs/config.md).
 
 Exit status: 0 no error-severity duplicate (none that is not in --baseline;
 always 0 with --write-baseline), 1 new error-severity duplicates, 2 bad usage
@@ -257,7 +262,7 @@ void duplicateJson(raw_ostream &OS, const Report &R, bool HaveBaseline,
 /// The frame through json::OStream, each duplicate written by
 /// duplicateJson(). Indented for a terminal, compact for a pipe or a file.
 void printJson(const DupsFacts &F, const std::vector<Report> &Rs,
-               bool HaveBaseline, size_t Gone) {
+               bool HaveBaseline, size_t Gone, const ActiveConfig &Config) {
   outs().flush();
   outs().SetBufferSize(1 << 20); // megabytes of output: fewer write(2)s
   bool Indent = outs().is_displayed();
@@ -270,6 +275,8 @@ void printJson(const DupsFacts &F, const std::vector<Report> &Rs,
           duplicateJson(OS, R, HaveBaseline, Indent);
         });
     });
+    if (Config.active())
+      J.attribute("config", Config.json());
     J.attributeObject("stats", [&] {
       J.attribute("inputs", int64_t(F.Files.size()));
       J.attribute("objects", int64_t(F.Stats.Objects));
@@ -396,12 +403,20 @@ CommandFn addDupsCommand(CLI::App &App) {
                 "Print inputs read, members opened and time per pass to stderr");
   Cmd->add_option("-j,--jobs", Args->Jobs,
                   "Inputs read at once (default: one per hardware thread)");
+  addConfigOptions(*Cmd, Args->Config);
 
   return [Args]() -> int {
+    auto Config = ActiveConfig::load(Args->Config);
+    if (!Config) {
+      printError(toString(Config.takeError()));
+      return ExitBadInput;
+    }
     DupsOptions O;
     O.Inputs = Args->Inputs;
     if (!Args->Prefixes.empty())
       O.Prefixes = Args->Prefixes;
+    else if (!Config->prefixes().empty())
+      O.Prefixes = Config->prefixes();
     O.All = Args->All;
     O.Cxx = Args->Cxx;
     O.Jobs = Args->Jobs;
@@ -443,6 +458,7 @@ CommandFn addDupsCommand(CLI::App &App) {
     }
 
     std::vector<Finding> Fs = rules::runDupsRules(**Facts);
+    Config->apply(Fs);
     Lap("rules");
     StringMap<const Finding *> BySymbol;
     for (const Finding &Fd : Fs)
@@ -478,18 +494,23 @@ CommandFn addDupsCommand(CLI::App &App) {
       }
 
     if (Args->Format == "json")
-      printJson(**Facts, Rs, Baseline.has_value(), Gone);
+      printJson(**Facts, Rs, Baseline.has_value(), Gone, *Config);
     else if (Args->Format == "sarif") {
       std::vector<Finding> New; // what the text shows: not in the baseline
       for (const Report &R : Rs)
         if (!R.Known)
           New.push_back(*R.Find);
-      printSarif(outs(), New, SarifRun{"dups", AOTI_VERSION});
-    } else
-      printText(**Facts, Rs, Baseline.has_value(), Gone,
-                useColor(outs(), Args->Color == "always" ? ColorMode::Always
-                                 : Args->Color == "never" ? ColorMode::Never
-                                                          : ColorMode::Auto));
+      SarifRun Run{"dups", AOTI_VERSION};
+      Config->addToSarif(Run);
+      printSarif(outs(), New, Run);
+    } else {
+      bool Color =
+          useColor(outs(), Args->Color == "always" ? ColorMode::Always
+                           : Args->Color == "never" ? ColorMode::Never
+                                                    : ColorMode::Auto);
+      printText(**Facts, Rs, Baseline.has_value(), Gone, Color);
+      Config->printText(outs(), Color);
+    }
     outs().flush();
     Lap("output");
     int Status = ExitOk;

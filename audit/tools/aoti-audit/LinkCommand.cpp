@@ -1,5 +1,6 @@
 //===- LinkCommand.cpp - aoti-audit link ----------------------------------===//
 #include "Commands.h"
+#include "ConfigOptions.h"
 #include "Output.h"
 #include "Sarif.h"
 
@@ -36,6 +37,7 @@ struct LinkArgs {
   std::string CMakeBuildDir;
   std::vector<std::string> Ninja;
   std::vector<std::string> Command;
+  ConfigArgs Config;
 };
 
 constexpr const char *LinkHelp = R"(Predicts, before anything is linked or loaded, what a link line pulls in
@@ -66,6 +68,9 @@ Examples:
   aoti-audit link --plugin model.so --format sarif -- ld -o runner crt1.o main.o -lshims -lc
   aoti-audit link --cmake-build-dir build
   aoti-audit link --ninja build runner
+
+The nearest .aoti-audit.toml (or --config FILE) sets the default prefixes,
+rule severities and suppressions (docs/config.md).
 
 Exit status: 0 every required symbol is exported and the link succeeds, 1 an
 error was found, 2 bad usage or an unreadable input.)";
@@ -426,15 +431,23 @@ CommandFn addLinkCommand(CLI::App &App) {
                                 "DIR TARGET: lint the command ninja links TARGET with")
                     ->expected(2);
   Ninja->excludes(CMake);
+  addConfigOptions(*Cmd, Args->Config);
   Cmd->add_option("command", Args->Command, "The link command, after `--`");
 
   return [Args]() -> int {
+    auto Config = ActiveConfig::load(Args->Config);
+    if (!Config) {
+      printError(toString(Config.takeError()));
+      return ExitBadInput;
+    }
     LinkRequest Base;
     Base.RequireFrom = Args->RequireFrom;
     Base.RequireNames = Args->RequireLists;
     Base.Plugins = Args->Plugins;
     if (!Args->Prefixes.empty())
       Base.Prefixes = Args->Prefixes;
+    else if (!Config->prefixes().empty())
+      Base.Prefixes = Config->prefixes();
     Base.Parse.Cwd = Args->Cwd;
     Base.Parse.QueryDriver = !Args->NoDriverQuery;
     if (!Args->Flavor.empty())
@@ -509,6 +522,7 @@ CommandFn addLinkCommand(CLI::App &App) {
         continue;
       }
       std::vector<Finding> Fs = rules::runLinkRules(**Facts);
+      Config->apply(Fs);
       AnyErrors |= hasErrors(Fs);
       if (Json)
         Links.push_back(linkJson(**Facts, Fs));
@@ -518,13 +532,17 @@ CommandFn addLinkCommand(CLI::App &App) {
         printText(outs(), **Facts, Fs, Color);
     }
     if (Sarif) {
-      printSarif(outs(), AllFindings, SarifRun{"link", AOTI_VERSION});
+      SarifRun Run{"link", AOTI_VERSION};
+      Config->addToSarif(Run);
+      printSarif(outs(), AllFindings, Run);
     } else if (Json) {
       json::Object Root;
       Root["schema_version"] = 1;
       Root["links"] = std::move(Links);
       if (FromCMake)
         Root["skipped_targets"] = strings(Skipped);
+      if (Config->active())
+        Root["config"] = Config->json();
       outs() << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
     } else if (FromCMake) {
       outs() << formatv("{0} target(s) link no shim archive (no member "
@@ -534,6 +552,8 @@ CommandFn addLinkCommand(CLI::App &App) {
         outs() << (I ? ", " : "") << Skipped[I];
       outs() << "\n";
     }
+    if (!Sarif && !Json)
+      Config->printText(outs(), Color);
     return AnyErrors ? ExitFindings : ExitOk;
   };
 }

@@ -9,6 +9,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
+
 #ifndef AOTI_VERSION
 #define AOTI_VERSION "0.0.0"
 #endif
@@ -239,6 +241,12 @@ json::Value sarifLog(ArrayRef<Finding> Findings,
   json::Array Results;
   for (const Finding &F : Findings)
     Results.push_back(resultJson(F, RuleIndex));
+  for (const SarifSuppressed &S : Run.Suppressed) {
+    json::Object Res = resultJson(*S.F, RuleIndex);
+    Res["suppressions"] = json::Array{json::Object{
+        {"kind", "external"}, {"justification", S.Justification}}};
+    Results.push_back(std::move(Res));
+  }
 
   json::Object Driver;
   Driver["name"] = "aoti-audit";
@@ -254,6 +262,22 @@ json::Value sarifLog(ArrayRef<Finding> Findings,
       json::Object{{"id", ("aoti-audit/" + Run.Command + "/").str()}};
   R["columnKind"] = "unicodeCodePoints";
   R["results"] = std::move(Results);
+  if (!Run.Notifications.empty()) {
+    json::Array Ns;
+    for (const SarifNotification &N : Run.Notifications) {
+      json::Object Region{{"startLine", int64_t(std::max(N.Line, 1u))}};
+      json::Object Loc{{"physicalLocation",
+                        json::Object{{"artifactLocation",
+                                      json::Object{{"uri", sarifUri(N.File)}}},
+                                     {"region", std::move(Region)}}}};
+      Ns.push_back(json::Object{{"level", "warning"},
+                                {"message", json::Object{{"text", N.Message}}},
+                                {"locations", json::Array{std::move(Loc)}}});
+    }
+    R["invocations"] = json::Array{json::Object{
+        {"executionSuccessful", true},
+        {"toolConfigurationNotifications", std::move(Ns)}}};
+  }
 
   return json::Object{{"$schema", SchemaUri},
                       {"version", "2.1.0"},

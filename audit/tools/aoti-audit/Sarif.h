@@ -35,10 +35,27 @@ struct RuleInfo;
 
 namespace aoti::tool {
 
+/// A finding the configuration suppressed: a result with a suppression
+/// whose justification is the reason (code scanning shows it as dismissed).
+struct SarifSuppressed {
+  const audit::Finding *F = nullptr;
+  std::string Justification;
+};
+
+/// A configuration problem (an unused suppression): a
+/// toolConfigurationNotification of the run's invocation.
+struct SarifNotification {
+  std::string Message;
+  std::string File; // the configuration file
+  unsigned Line = 0;
+};
+
 /// What a run says about itself besides its findings.
 struct SarifRun {
   llvm::StringRef Command;            // "check", "dups", "link"
   llvm::StringRef ToolVersion;        // AOTI_VERSION
+  std::vector<SarifSuppressed> Suppressed = {};
+  std::vector<SarifNotification> Notifications = {};
 };
 
 /// The SARIF level of a severity: "error", "warning", "note".
