@@ -10,6 +10,7 @@ packages=(
   libtomlplusplus-dev                  # .aoti-audit.toml
   libzip-dev zlib1g-dev libzstd-dev    # .pt2 reading; LLVM's own dependencies
   hyperfine                            # bench/ only
+  groff-base                           # tests/cli: the man page renders
   python3-jsonschema                   # tests/sarif: SARIF schema validation
 )
 

@@ -5,6 +5,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--audit", required=True)
 ap.add_argument("--example-dir", required=True)
 ap.add_argument("--archive", default="")
+ap.add_argument("--man", default="", help="the generated aoti-audit.1")
 args = ap.parse_args()
 ex = args.example_dir
 passed = failed = 0
@@ -117,5 +119,23 @@ r = run("check", "--help")
 expect("check --help has examples", r.returncode == 0 and "Examples:" in r.stdout, r.stdout[-300:])
 r = run("rules")
 expect("rules lists AOTI001", r.returncode == 0 and "AOTI001" in r.stdout)
+# The man page is generated from --help: every command's every option and
+# example line is in it, and groff renders it without a warning.
+if args.man:
+    page = open(args.man).read()
+    unesc = page.replace("\\-", "-").replace("\\e", "\\")
+    for cmd in ("check", "dups", "link", "rules"):
+        expect("man: command %s" % cmd, ".SS %s" % cmd in page)
+        h = run(cmd, "--help").stdout
+        for opt in set(re.findall(r"^  (?:-\w,)?(--[\w-]+)", h, re.M)):
+            expect("man: %s %s" % (cmd, opt), opt in unesc, opt)
+        ex = h.split("Examples:", 1)
+        if len(ex) == 2:
+            for line in ex[1].split("\n\n", 1)[0].strip("\n").splitlines():
+                expect("man: %s example %r" % (cmd, line.strip()), line.strip() in unesc)
+    expect("man: examples are verbatim", ".nf" in page)
+    g = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", args.man], capture_output=True, text=True)
+    expect("man: groff renders it cleanly", g.returncode == 0 and not g.stderr, g.stderr)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
