@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <map>
 
 namespace aoti::backend {
@@ -103,6 +104,28 @@ namespace {
 struct ContainerOpaque;
 using ContainerHandle = ContainerOpaque *;
 using RuntimeError = int32_t;
+
+/// Calls a model entry point. A model is C++ behind a C ABI; an exception
+/// that escapes one (the generated wrappers catch theirs, a hand-written or
+/// broken model may not) stops here as an error code and a message instead
+/// of unwinding through the runner.
+template <typename Fn> RuntimeError callModel(std::string &Thrown, Fn &&F) {
+  try {
+    return F();
+  } catch (const std::exception &E) {
+    Thrown = std::string("the model threw an exception: ") + E.what();
+  } catch (...) {
+    Thrown = "the model threw an exception of unknown type";
+  }
+  return 1;
+}
+
+/// "what it printed", "what it threw", or both, for an error message.
+std::string joined(std::string Said, const std::string &Thrown) {
+  if (!Thrown.empty())
+    Said += (Said.empty() ? "" : "; ") + Thrown;
+  return Said;
+}
 
 using CreateWithDeviceFn = RuntimeError (*)(ContainerHandle *, size_t, const char *, const char *);
 using DeleteFn = RuntimeError (*)(ContainerHandle);
@@ -208,8 +231,10 @@ public:
 };
 
 Model::Impl::~Impl() {
-  if (Container && Delete)
-    Delete(Container);
+  if (Container && Delete) {
+    std::string Thrown;
+    callModel(Thrown, [&] { return Delete(Container); });
+  }
   if (Library)
     dlclose(Library);
 }
@@ -291,9 +316,12 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
 Status Model::Impl::createContainer() {
   StderrCapture Capture;
   const std::string DeviceText = Dev.str();
-  RuntimeError E = Create(&Container, Options.NumModels, DeviceText.c_str(),
-                          Files.CubinDir.empty() ? nullptr : Files.CubinDir.c_str());
-  std::string Said = trimmed(Capture.finish());
+  std::string Thrown;
+  RuntimeError E = callModel(Thrown, [&] {
+    return Create(&Container, Options.NumModels, DeviceText.c_str(),
+                  Files.CubinDir.empty() ? nullptr : Files.CubinDir.c_str());
+  });
+  std::string Said = joined(trimmed(Capture.finish()), Thrown);
   if (E != 0 || !Container) {
     Container = nullptr;
     return Error(ErrorKind::LoadFailed,
@@ -331,8 +359,11 @@ Status Model::Impl::loadWeights() {
     return Error(ErrorKind::Weights,
                  Path + ": has a weights blob but no AOTInductorModelUpdateConstantsFromBlob");
   StderrCapture Capture;
-  RuntimeError E = Update(Container, reinterpret_cast<const uint8_t *>(Files.Weights->data()));
-  std::string Said = trimmed(Capture.finish());
+  std::string Thrown;
+  RuntimeError E = callModel(Thrown, [&] {
+    return Update(Container, reinterpret_cast<const uint8_t *>(Files.Weights->data()));
+  });
+  std::string Said = joined(trimmed(Capture.finish()), Thrown);
   if (E != 0)
     return Error(ErrorKind::Weights, Path + ": loading the weights blob " + Files.WeightsPath +
                                          " failed" + (Said.empty() ? "" : ": " + Said));
@@ -490,9 +521,12 @@ Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Ca
   std::optional<StderrCapture> Captured;
   if (Capture)
     Captured.emplace();
-  RuntimeError E = M.Run(M.Container, In.data(), In.size(), Out.data(), Out.size(), Stream,
-                         /*proxy_executor=*/nullptr);
-  std::string Said = Captured ? trimmed(Captured->finish()) : std::string();
+  std::string Thrown;
+  RuntimeError E = callModel(Thrown, [&] {
+    return M.Run(M.Container, In.data(), In.size(), Out.data(), Out.size(), Stream,
+                 /*proxy_executor=*/nullptr);
+  });
+  std::string Said = joined(Captured ? trimmed(Captured->finish()) : std::string(), Thrown);
   if (E != 0) {
     // Whether the model deleted the input handles depends on how far it got
     // (its input checks run before it takes them). Leaking them is the only

@@ -15,12 +15,21 @@
 // Built with FAKE_MODEL_EXTRA_IMPORTS it also references two symbols no host
 // defines, so that loading it must name both.
 //
+// FAKE_MODEL_FAULT injects the faults a broken model has (the runner must
+// survive each and say what happened):
+//   throw-create, throw-run   a C++ exception out of the entry point
+//   error-run                 an error code after the inputs were taken
+//   null-output               success with an output slot left empty
+//   oob-run                   a write one element past the output (ASan)
+//   leak-container            Delete forgets the container (a leak)
+//
 //===----------------------------------------------------------------------===//
 #include <aoti/shim.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -47,6 +56,11 @@ bool checksEnabled() {
   return On;
 }
 
+bool fault(const char *Name) {
+  const char *V = std::getenv("FAKE_MODEL_FAULT");
+  return V && std::strcmp(V, Name) == 0;
+}
+
 int32_t fail(const std::string &Msg) {
   std::cerr << "Error: " << Msg << std::endl;
   return 1;
@@ -59,6 +73,8 @@ using Handle = Container *;
 FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_t NumModels,
                                                               const char *DeviceStr,
                                                               const char * /*CubinDir*/) {
+  if (fault("throw-create"))
+    throw std::runtime_error("fake model: injected exception in create");
   if (NumModels == 0)
     return fail("num_models must be positive");
   if (!DeviceStr || std::strcmp(DeviceStr, "cpu") != 0)
@@ -68,6 +84,8 @@ FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_
 }
 
 FAKE_EXPORT int32_t AOTInductorModelContainerDelete(Handle H) {
+  if (fault("leak-container"))
+    return 0; // forgets its container: the leak the cycle test must see
   delete H;
   return 0;
 }
@@ -136,6 +154,8 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
                                                  size_t NumInputs, AtenTensorHandle *Outputs,
                                                  size_t NumOutputs, void * /*Stream*/,
                                                  void * /*ProxyExecutor*/) {
+  if (fault("throw-run"))
+    throw std::logic_error("fake model: injected exception in run");
   if (NumInputs != 1)
     return fail("expected 1 inputs, but got " + std::to_string(NumInputs));
   if (NumOutputs != 3)
@@ -181,10 +201,21 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
     for (int J = 0; J < 4; ++J)
       YF[I * 4 + J] = XF[I * 4 + J] * H->W[J] + H->B[J];
   aoti_torch_delete_tensor_object(X);
+  if (fault("oob-run"))
+    YF[N * 4] = 1.0f; // one past the end of y's storage
+  if (fault("error-run")) {
+    aoti_torch_delete_tensor_object(Y);
+    aoti_torch_delete_tensor_object(Row);
+    return fail("fake model: injected error after taking the inputs");
+  }
 
   Outputs[0] = Y;
   Outputs[1] = Y; // the same handle in two slots, as AOTInductor may return
   Outputs[2] = Row;
+  if (fault("null-output")) {
+    aoti_torch_delete_tensor_object(Row);
+    Outputs[2] = nullptr;
+  }
   return 0;
 }
 
