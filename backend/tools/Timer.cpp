@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include <malloc.h>
+
 #ifdef AOTI_RUN_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -80,6 +82,25 @@ private:
 #endif
 
 } // namespace
+
+long long deviceMemoryInUse(const backend::Device &D) {
+#ifdef AOTI_RUN_HAVE_CUDA
+  if (D.Type != backend::DeviceType::CUDA || cudaSetDevice(D.Index) != cudaSuccess)
+    return -1;
+  size_t Free = 0, Total = 0;
+  if (cudaMemGetInfo(&Free, &Total) != cudaSuccess)
+    return -1;
+  return static_cast<long long>(Total - Free);
+#else
+  (void)D;
+  return -1;
+#endif
+}
+
+long long hostHeapInUse() {
+  struct mallinfo2 I = mallinfo2();
+  return static_cast<long long>(I.uordblks + I.hblkhd);
+}
 
 Expected<std::unique_ptr<DeviceContext>> makeDeviceContext(const backend::Device &D) {
   if (D.Type == backend::DeviceType::CPU)

@@ -29,6 +29,13 @@ public:
   virtual backend::Status synchronize() = 0;
 };
 
+/// Bytes of memory in use on D's CUDA device (total minus free, every
+/// process's), or -1 for the CPU or a build without CUDA.
+long long deviceMemoryInUse(const backend::Device &D);
+
+/// Bytes of host heap the allocator has handed out and not had back.
+long long hostHeapInUse();
+
 /// Creates the context for Device, or explains why it cannot (no CUDA in
 /// this build, no such device).
 backend::Expected<std::unique_ptr<DeviceContext>> makeDeviceContext(const backend::Device &D);

@@ -50,6 +50,15 @@ struct Options {
   bool NoCheckInputs = false;
   bool NoPrecheck = false;
   bool SingleThreaded = false;
+  int LoadCycles = 0;
+};
+
+/// What --load-cycles measured: memory in use after the first cycle (the
+/// caches every process keeps are filled by then) and after the last.
+struct CycleReport {
+  int Cycles = 0;
+  long long HostFirst = 0, HostLast = 0;
+  long long DeviceFirst = -1, DeviceLast = -1; // -1: not a CUDA run
 };
 
 struct OutputReport {
@@ -96,6 +105,10 @@ std::string jsonString(std::string_view S) {
   return Out + "\"";
 }
 
+std::string signedBytes(long long V) {
+  return (V >= 0 ? "+" : "") + std::to_string(V) + " bytes";
+}
+
 std::string jsonNumber(double V) {
   if (!std::isfinite(V))
     return "null";
@@ -133,6 +146,7 @@ struct Report {
   size_t NumConstants = 0;
   uint64_t BlobSize = 0;
   std::optional<Latency> Timing;
+  std::optional<CycleReport> Cycles;
   std::vector<std::string> Notes;
   Tolerance Tol;
   std::string Status = "ok";
@@ -167,6 +181,15 @@ struct Report {
              << jsonNumber(C.MaxRelError) << "; rtol " << jsonNumber(Tol.RTol) << ", atol "
              << jsonNumber(Tol.ATol) << ")";
       }
+      OS << "\n";
+    }
+    if (Cycles) {
+      OS << "load cycles: " << Cycles->Cycles << " (load, run, unload); host heap in use "
+         << Cycles->HostFirst << " bytes after the first, " << Cycles->HostLast
+         << " after the last (" << signedBytes(Cycles->HostLast - Cycles->HostFirst) << ")";
+      if (Cycles->DeviceFirst >= 0)
+        OS << "; device memory in use " << Cycles->DeviceFirst << " -> " << Cycles->DeviceLast
+           << " (" << signedBytes(Cycles->DeviceLast - Cycles->DeviceFirst) << ")";
       OS << "\n";
     }
     if (Timing)
@@ -220,6 +243,15 @@ struct Report {
          << ",\"mean\":" << jsonNumber(Timing->Mean) << ",\"min\":" << jsonNumber(Timing->Min)
          << ",\"max\":" << jsonNumber(Timing->Max) << ",\"iters\":" << Timing->Iters
          << ",\"warmup\":" << Timing->Warmup << "}";
+    if (Cycles) {
+      OS << ",\"load_cycles\":{\"cycles\":" << Cycles->Cycles << ",\"host_heap_bytes\":{\"first\":"
+         << Cycles->HostFirst << ",\"last\":" << Cycles->HostLast << "},\"device_bytes\":";
+      if (Cycles->DeviceFirst >= 0)
+        OS << "{\"first\":" << Cycles->DeviceFirst << ",\"last\":" << Cycles->DeviceLast << "}";
+      else
+        OS << "null";
+      OS << "}";
+    }
     OS << ",\"notes\":[";
     for (size_t I = 0; I < Notes.size(); ++I)
       OS << (I ? "," : "") << jsonString(Notes[I]);
@@ -240,6 +272,32 @@ int fail(const Options &O, Report &R, Error E) {
   R.Status = "error";
   R.Failure = std::move(E);
   return finish(O, R, ExitBadInput);
+}
+
+/// One --load-cycles cycle: load, upload, run, download, release, unload.
+Status cycle(const Options &O, const LoadOptions &LO, const std::vector<HostTensor> &Inputs,
+             Device &Used) {
+  Expected<std::unique_ptr<Model>> M = Model::load(O.ModelPath, LO);
+  if (!M)
+    return M.takeError();
+  Used = (*M)->device();
+  Expected<std::unique_ptr<aoti::run::DeviceContext>> Ctx = aoti::run::makeDeviceContext(Used);
+  if (!Ctx)
+    return Ctx.takeError();
+  Expected<DeviceInputs> In = (*M)->upload(Inputs, (*Ctx)->stream());
+  if (!In)
+    return In.takeError();
+  Expected<OutputSet> Out = (*M)->run(*In, (*Ctx)->stream(), /*CaptureDiagnostics=*/true);
+  if (!Out)
+    return Out.takeError();
+  Expected<std::vector<HostTensor>> Host = (*M)->download(*Out, (*Ctx)->stream());
+  (*M)->release(*Out, (*Ctx)->stream());
+  if (!Host)
+    return Host.takeError();
+  if (Status S = (*Ctx)->synchronize(); !S)
+    return S;
+  In->Tensors.clear();
+  return Status::success();
 }
 
 int runAll(const Options &O) {
@@ -275,6 +333,23 @@ int runAll(const Options &O) {
     if (!T)
       return fail(O, R, T.takeError());
     Expects.push_back(std::move(*T));
+  }
+
+  if (O.LoadCycles > 0) {
+    CycleReport C;
+    C.Cycles = O.LoadCycles;
+    Device Used;
+    for (int I = 0; I < O.LoadCycles; ++I) {
+      if (Status S = cycle(O, LO, Inputs, Used); !S)
+        return fail(O, R, S.takeError());
+      if (I == 0) {
+        C.HostFirst = aoti::run::hostHeapInUse();
+        C.DeviceFirst = aoti::run::deviceMemoryInUse(Used);
+      }
+    }
+    C.HostLast = aoti::run::hostHeapInUse();
+    C.DeviceLast = aoti::run::deviceMemoryInUse(Used);
+    R.Cycles = C;
   }
 
   Expected<std::unique_ptr<Model>> Loaded = Model::load(O.ModelPath, LO);
@@ -393,6 +468,10 @@ int main(int argc, char **argv) {
   App.add_option("--warmup", O.Warmup, "untimed runs before the timed ones (default 5)")
       ->check(CLI::NonNegativeNumber);
   App.add_option("--format", O.Format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  App.add_option("--load-cycles", O.LoadCycles,
+                 "first load, run and unload the model N times and report the host heap and "
+                 "device memory in use after the first and the last cycle (a leak check)")
+      ->check(CLI::NonNegativeNumber);
   App.add_option("--weights", O.Weights, "weights blob for a .so (default <stem>_weights.blob)");
   App.add_option("--cubin-dir", O.CubinDir, "cubin directory for a .so (default its directory)");
   App.add_flag("--no-check-inputs", O.NoCheckInputs,
