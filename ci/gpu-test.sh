@@ -16,6 +16,9 @@
 #   matrix        the link agreement matrix (tests/gpu/matrix.py)
 #   bench         torch's runners and aoti-run: latency and cold start
 #                 (bench/gpu/torch_bench.py, bench/gpu/aoti_bench.py)
+#   soak          compute-sanitizer memcheck over every model, and 1,000
+#                 load/run/unload cycles with device and host memory
+#                 measured (tests/gpu/soak.py; SOAK_ARGS passes options)
 #
 # The GPU machine has no LLVM, CLI11, libzip or GoogleTest and a newer glibc,
 # so everything is built on the CPU machine and carried in $CARRY (default
@@ -82,11 +85,14 @@ phase_export() {
   for m in $($PY -c "import sys; sys.path.insert(0,'$ROOT/tests/gpu'); import models; print(' '.join(models.ALL))"); do
     case $m in mlp_nogemm) jobs+=("$m nogemm") ;; *) jobs+=("$m free") ;; esac
   done
-  for m in $($PY -c "import sys; sys.path.insert(0,'$ROOT/tests/gpu'); import models; print(' '.join(models.BENCH))"); do
-    jobs+=("$m linked")
-  done
-  # torch's default options, LibTorch-linked: a second build for torch's runners.
-  jobs+=("mlp linked_default" "convbn linked_default")
+  # EXPORT_FREE_ONLY=1: only the LibTorch-free builds (run, matrix, soak).
+  if [ -z "${EXPORT_FREE_ONLY:-}" ]; then
+    for m in $($PY -c "import sys; sys.path.insert(0,'$ROOT/tests/gpu'); import models; print(' '.join(models.BENCH))"); do
+      jobs+=("$m linked")
+    done
+    # torch's default options, LibTorch-linked: a second build for torch's runners.
+    jobs+=("mlp linked_default" "convbn linked_default")
+  fi
   mkdir -p "$MODELS/logs"
   printf '%s\n' "${jobs[@]}" | xargs -P 11 -L 1 sh -c \
     'timeout 330 '"$PY"' '"$ROOT"'/tests/gpu/export_models.py "$0" "$1" '"$MODELS"' > '"$MODELS"'/logs/"$0.$1".log 2>&1; echo "export $0 $1: rc $?"'
@@ -116,6 +122,9 @@ phase_shims() {
   tail -5 "$OUT/shims_cuda_test.log"
 }
 phase_matrix() { $PY "$ROOT/tests/gpu/matrix.py" "$MODELS" "$CARRY" "$OUT" || status=1; }
+phase_soak() {
+  $PY "$ROOT/tests/gpu/soak.py" "$MODELS" "$CARRY/bin/aoti-run" "$OUT" ${SOAK_ARGS:-} || status=1
+}
 phase_bench() {
   $PY "$ROOT/bench/gpu/torch_bench.py" "$MODELS" "$OUT/torch_bench.json" --iters 300 --warmup 30 --cold-repeats 3
   $PY "$ROOT/bench/gpu/aoti_bench.py" "$MODELS" "$CARRY/bin/aoti-run" "$OUT/torch_bench.json" "$OUT/aoti_bench.json" || status=1

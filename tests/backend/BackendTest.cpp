@@ -515,10 +515,13 @@ TEST(Fault, AnOutOfBoundsWriteIsCaughtByASan) {
 #if defined(__SANITIZE_ADDRESS__)
   Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
   ASSERT_TRUE(M) << M.error().message();
+  Expected<DeviceInputs> In = (*M)->upload({inputX()}, nullptr);
+  ASSERT_TRUE(In) << In.error().message();
+  // Without capturing the model's stderr: ASan's report must reach ours.
   EXPECT_DEATH(
       {
         Fault F("oob-run");
-        (void)(*M)->run({inputX()});
+        (void)(*M)->run(*In, nullptr, /*CaptureDiagnostics=*/false);
       },
       "heap-buffer-overflow");
 #else
@@ -559,6 +562,10 @@ long long growthOverThousandCycles() {
 }
 
 TEST(Fault, AThousandLoadRunUnloadCyclesReturnTheirMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan keeps ~65 bytes of its own per dlopen of an instrumented module "
+                  "(measured); the bound holds in the normal build";
+#endif
   long long Growth = growthOverThousandCycles();
   RecordProperty("heap_growth_bytes", std::to_string(Growth));
   // Less than 16 bytes a cycle: the model's 36-byte container, leaked once a
