@@ -51,13 +51,9 @@ namespace aoti::audit {
 
 namespace {
 
+/// dyld drops empty elements of its path variables.
 std::vector<std::string> splitColons(StringRef List) {
-  SmallVector<StringRef, 8> Parts;
-  List.split(Parts, ':', -1, /*KeepEmpty=*/false);
-  std::vector<std::string> Out;
-  for (StringRef P : Parts)
-    Out.push_back(P.str());
-  return Out;
+  return splitSearchList(List, ":", /*EmptyIsCwd=*/false);
 }
 
 std::string joinPath(StringRef Dir, StringRef Rest) {

@@ -24,16 +24,6 @@ using namespace llvm::object;
 namespace aoti::audit::detail {
 namespace {
 
-Error fileError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Path.str().c_str(), Msg.str().c_str());
-}
-
-Error fileError(StringRef Path, Error E) {
-  std::string Msg = toString(std::move(E));
-  return fileError(Path, Msg);
-}
-
 SymbolBinding binding(uint8_t B) {
   switch (B) {
   case ELF::STB_LOCAL: return SymbolBinding::Local;

@@ -37,9 +37,8 @@ using namespace llvm;
 
 namespace aoti::audit {
 
-namespace {
-std::vector<std::string> splitList(StringRef List, StringRef Seps,
-                                   bool EmptyIsCwd) {
+std::vector<std::string> splitSearchList(StringRef List, StringRef Seps,
+                                         bool EmptyIsCwd) {
   std::vector<std::string> Out;
   SmallVector<StringRef, 8> Parts;
   SplitString(List, Parts, Seps); // drops empty elements
@@ -61,6 +60,8 @@ std::vector<std::string> splitList(StringRef List, StringRef Seps,
     Out.push_back(P.str());
   return Out;
 }
+
+namespace {
 
 std::vector<std::string> glibcDefaultDirs(const MachineId &M) {
   // What `ld.so --help` lists as the system search path on Debian.
@@ -95,9 +96,9 @@ Error LoaderConfig::applyEnvironment(StringRef Assignment) {
                              Assignment.str().c_str());
   StringRef Name = Assignment.take_front(Eq), Value = Assignment.drop_front(Eq + 1);
   if (Name == "LD_LIBRARY_PATH")
-    LibraryPath = splitList(Value, ":;", /*EmptyIsCwd=*/true);
+    LibraryPath = splitSearchList(Value, ":;", /*EmptyIsCwd=*/true);
   else if (Name == "LD_PRELOAD")
-    Preload = splitList(Value, ": \t", /*EmptyIsCwd=*/false);
+    Preload = splitSearchList(Value, ": \t", /*EmptyIsCwd=*/false);
   // Other variables (LD_BIND_NOW, ...) do not change what binds where.
   return Error::success();
 }

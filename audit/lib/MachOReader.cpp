@@ -49,16 +49,6 @@ using namespace llvm::object;
 namespace aoti::audit::detail {
 namespace {
 
-Error fileError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Path.str().c_str(), Msg.str().c_str());
-}
-
-Error fileError(StringRef Path, Error E) {
-  std::string Msg = toString(std::move(E));
-  return fileError(Path, Msg);
-}
-
 /// cputype folded to 16 bits: the low byte of the type and the ABI bits
 /// (CPU_ARCH_ABI64) in the high byte, so arm64 and arm differ.
 uint16_t foldCpuType(uint32_t CpuType) {

@@ -12,11 +12,17 @@ using namespace llvm;
 
 namespace aoti::audit {
 
-namespace {
 Error fileError(StringRef Path, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), "%s: %s",
                            Path.str().c_str(), Msg.str().c_str());
 }
+
+Error fileError(StringRef Path, Error E) {
+  std::string Msg = toString(std::move(E));
+  return fileError(Path, Msg);
+}
+
+namespace {
 // libObject (LLVM 19) walks an archive's symbol index without bounds checks:
 // a count larger than the table, names without their NULs, or a member
 // offset past the end of the file make Archive::Symbol read outside the

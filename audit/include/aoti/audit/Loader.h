@@ -26,6 +26,11 @@
 namespace aoti::audit {
 
 /// The environment and file system the modelled process sees.
+/// The elements of a search list ("a:b:c") split at any of Seps, empty ones
+/// dropped, or (EmptyIsCwd, glibc's LD_LIBRARY_PATH rule) kept as ".".
+std::vector<std::string> splitSearchList(llvm::StringRef List, llvm::StringRef Seps,
+                                         bool EmptyIsCwd);
+
 struct LoaderConfig {
   /// Every absolute path (search directories, ld.so.cache entries, the
   /// executable's interpreter) is taken relative to this directory.

@@ -98,6 +98,10 @@ llvm::Expected<std::unique_ptr<Binary>>
 readBinaryFromBuffer(llvm::MemoryBufferRef Buffer, std::string DisplayPath,
                      const ReadOptions &Opts = {});
 
+/// "PATH: MESSAGE", the form of every error a reader returns.
+llvm::Error fileError(llvm::StringRef Path, const llvm::Twine &Msg);
+llvm::Error fileError(llvm::StringRef Path, llvm::Error E);
+
 /// Maps a file read-only.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> mapFile(llvm::StringRef Path);
 
