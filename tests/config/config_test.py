@@ -109,6 +109,11 @@ try:
     write(other, '[severity]\nAOTI002 = "off"\n')
     r = audit(deep, *check, "--config", other, "--format", "json")
     expect("off drops the findings", json.loads(r.stdout)["findings"] == [], r.stdout[:300])
+    r = audit(deep, "rules", "--config", other)
+    expect("rules shows the configured severity",
+           "AOTI002  symbol-not-exported  [error -> off]" in r.stdout, r.stdout[:400])
+    r = audit(deep, "rules", "--no-config")
+    expect("rules without config: defaults", "AOTI002  symbol-not-exported  [error]" in r.stdout, r.stdout[:400])
 
     # Suppressions: rule + symbol glob + file glob + plugin glob, with reasons;
     # one that matches nothing is reported.

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "ConfigOptions.h"
 #include "Output.h"
 
 #include "aoti/rules/Rule.h"
@@ -16,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include <map>
+#include <memory>
 
 using namespace aoti;
 
@@ -27,12 +29,25 @@ namespace aoti::tool {
 
 CommandFn addRulesCommand(CLI::App &App) {
   CLI::App *Cmd = App.add_subcommand("rules", "List every rule: id, name, severity");
-  (void)Cmd;
-  return [] {
-    for (const rules::RuleInfo *R : rules::allRules())
-      llvm::outs() << R->Id << "  " << R->Name << "  ["
-                   << audit::toString(R->DefaultSeverity) << "]  " << R->Summary
-                   << "\n";
+  Cmd->footer("A rule whose severity the configuration changes shows both: "
+              "[warning -> error].");
+  auto Args = std::make_shared<ConfigArgs>();
+  addConfigOptions(*Cmd, *Args);
+  return [Args] {
+    auto Config = ActiveConfig::load(*Args);
+    if (!Config) {
+      printError(llvm::toString(Config.takeError()));
+      return int(ExitBadInput);
+    }
+    const auto &Severities = Config->config().Severities;
+    for (const rules::RuleInfo *R : rules::allRules()) {
+      std::string Level(audit::toString(R->DefaultSeverity));
+      if (auto It = Severities.find(R->Id.str()); It != Severities.end())
+        Level += " -> " + (It->second ? audit::toString(*It->second).str()
+                                      : std::string("off"));
+      llvm::outs() << R->Id << "  " << R->Name << "  [" << Level << "]  "
+                   << R->Summary << "\n";
+    }
     return int(ExitOk);
   };
 }
