@@ -85,7 +85,9 @@ std::vector<TensorSpec> declaredInputs(std::string_view WrapperSource);
 
 /// Captures what is written to file descriptor 2 while alive. A model prints
 /// its exception messages there ("Error: ...") before returning a failure
-/// code; this is how they reach the error value.
+/// code; this is how they reach the error value. A model that crashes while
+/// captured (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) gets what it wrote
+/// copied to the real stderr first, so its last words are not lost.
 class StderrCapture {
 public:
   StderrCapture();
@@ -101,6 +103,7 @@ private:
   int Saved = -1;
   int Sink = -1;
   bool Done = false;
+  bool CrashHandlers = false;
 };
 
 } // namespace aoti::backend

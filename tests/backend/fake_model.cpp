@@ -22,6 +22,7 @@
 //   null-output               success with an output slot left empty
 //   oob-run                   a write one element past the output (ASan)
 //   leak-container            Delete forgets the container (a leak)
+//   abort-run                 says why on stderr, then abort()s
 //
 //===----------------------------------------------------------------------===//
 #include <aoti/shim.h>
@@ -156,6 +157,10 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
                                                  void * /*ProxyExecutor*/) {
   if (fault("throw-run"))
     throw std::logic_error("fake model: injected exception in run");
+  if (fault("abort-run")) {
+    std::cerr << "fake model: CUDA error: an illegal memory access was encountered" << std::endl;
+    std::abort();
+  }
   if (NumInputs != 1)
     return fail("expected 1 inputs, but got " + std::to_string(NumInputs));
   if (NumOutputs != 3)
