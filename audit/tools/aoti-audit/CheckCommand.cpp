@@ -308,10 +308,7 @@ CommandFn addCheckCommand(CLI::App &App) {
       Config->addToSarif(Run);
       printSarif(outs(), Fs, Run);
     } else {
-      bool Color =
-          useColor(outs(), Args->Color == "always" ? ColorMode::Always
-                           : Args->Color == "never" ? ColorMode::Never
-                                                    : ColorMode::Auto);
+      bool Color = useColor(outs(), Args->Color);
       printText(**Facts, Fs, Color);
       Config->printText(outs(), Color);
     }

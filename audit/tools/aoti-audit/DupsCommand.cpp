@@ -504,10 +504,7 @@ CommandFn addDupsCommand(CLI::App &App) {
       Config->addToSarif(Run);
       printSarif(outs(), New, Run);
     } else {
-      bool Color =
-          useColor(outs(), Args->Color == "always" ? ColorMode::Always
-                           : Args->Color == "never" ? ColorMode::Never
-                                                    : ColorMode::Auto);
+      bool Color = useColor(outs(), Args->Color);
       printText(**Facts, Rs, Baseline.has_value(), Gone, Color);
       Config->printText(outs(), Color);
     }

@@ -376,12 +376,6 @@ void printText(raw_ostream &OS, const LinkFacts &F,
     OS << "  note: " << N << "\n";
 }
 
-ColorMode colorMode(const std::string &C) {
-  return C == "always" ? ColorMode::Always
-         : C == "never" ? ColorMode::Never
-                        : ColorMode::Auto;
-}
-
 } // namespace
 
 CommandFn addLinkCommand(CLI::App &App) {
@@ -502,7 +496,7 @@ CommandFn addLinkCommand(CLI::App &App) {
     bool Json = Args->Format == "json";
     bool Sarif = Args->Format == "sarif";
     std::vector<Finding> AllFindings; // --format sarif: one log for every link
-    bool Color = useColor(outs(), colorMode(Args->Color));
+    bool Color = useColor(outs(), Args->Color);
     json::Array Links;
     std::vector<std::string> Skipped;
     bool AnyErrors = false;

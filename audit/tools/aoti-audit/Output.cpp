@@ -20,6 +20,12 @@ bool useColor(raw_ostream &OS, ColorMode M) {
   return false;
 }
 
+bool useColor(raw_ostream &OS, StringRef Flag) {
+  return useColor(OS, Flag == "always"  ? ColorMode::Always
+                      : Flag == "never" ? ColorMode::Never
+                                        : ColorMode::Auto);
+}
+
 void printSeverity(raw_ostream &OS, Severity S, bool Color) {
   raw_ostream::Colors C = S == Severity::Error     ? raw_ostream::RED
                           : S == Severity::Warning ? raw_ostream::MAGENTA

@@ -16,6 +16,8 @@ enum class ColorMode { Auto, Always, Never };
 
 /// Whether to colour OS, from --color and whether OS is a terminal.
 bool useColor(llvm::raw_ostream &OS, ColorMode M);
+/// The same, from the value of --color: "always", "never" or "auto".
+bool useColor(llvm::raw_ostream &OS, llvm::StringRef Flag);
 
 /// Prints findings grouped by (rule, fix): one block per cause, the message
 /// of the first finding, the other symbols named, then the fix.
