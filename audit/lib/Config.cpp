@@ -220,7 +220,7 @@ std::optional<std::string> findConfig(StringRef StartDir) {
     StringRef Parent = sys::path::parent_path(Dir);
     if (Parent.empty() || Parent == Dir)
       return std::nullopt;
-    Dir = Parent;
+    Dir.truncate(Parent.size()); // Parent is a prefix of Dir's own buffer
   }
 }
 
