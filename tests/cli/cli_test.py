@@ -113,6 +113,44 @@ if clang:
         expect("check: names the plugin and the host", "libarm.so" in r.stderr
                and os.path.basename(host) in r.stderr and "x86_64" in r.stderr, r.stderr)
 
+# Symbol names are bytes; JSON and SARIF are UTF-8. A name that is not valid
+# UTF-8 (GNU as takes any byte in a quoted name) comes out as U+FFFD in valid
+# JSON, from every command, instead of tripping llvm::json's assertion.
+with tempfile.TemporaryDirectory() as d:
+    def sh(*argv):
+        subprocess.run(argv, cwd=d, check=True, capture_output=True)
+    # The byte itself in the source: an escape in a quoted name is read
+    # differently by .globl and by a label.
+    open(os.path.join(d, "def.s"), "wb").write(
+        b'.text\n.globl "aoti_torch_\xffx"\n"aoti_torch_\xffx":\n  ret\n'
+        b'.section .note.GNU-stack,"",@progbits\n')
+    open(os.path.join(d, "use.s"), "wb").write(
+        b'.text\n.globl f\nf:\n  jmp "aoti_torch_\xffx"@PLT\n.section .note.GNU-stack,"",@progbits\n')
+    open(os.path.join(d, "main.c"), "w").write("int main(void) { return 0; }\n")
+    sh("cc", "-c", "def.s", "-o", "a.o")
+    sh("cc", "-c", "def.s", "-o", "b.o")
+    sh("cc", "-shared", "use.s", "-o", "libuse.so")
+    sh("cc", "-c", "main.c", "-o", "main.o")
+    sh("cc", "main.o", "-o", "host")
+    nm = subprocess.run(["nm", "-D", "--undefined-only", "libuse.so"], cwd=d, capture_output=True)
+    expect("utf8: the plugin really imports a non-UTF-8 name", b"aoti_torch_\xffx" in nm.stdout, repr(nm.stdout))
+    ld = subprocess.run(["cc", "main.o", "a.o", "b.o", "-o", "out"], cwd=d, capture_output=True)
+    expect("utf8: ld reports the duplicate", ld.returncode != 0 and b"multiple definition" in ld.stderr,
+           repr(ld.stderr))
+    for argv, want in ((["check", "--host", "host", "libuse.so"], 1),
+                       (["dups", "a.o", "b.o"], 1),
+                       (["link", "--no-driver-query", "--", "cc", "main.o", "a.o", "b.o", "-o", "out"], 1)):
+        for fmt in ("json", "sarif"):
+            r = subprocess.run([args.audit, argv[0], "--format", fmt, *argv[1:]], cwd=d, capture_output=True)
+            try:
+                doc = json.loads(r.stdout.decode("utf-8"))
+            except ValueError as e:
+                doc = None
+            expect("utf8: %s --format %s exits %d" % (argv[0], fmt, want), r.returncode == want,
+                   "rc=%d %s" % (r.returncode, r.stderr.decode(errors="replace")[-400:]))
+            expect("utf8: %s --format %s is valid JSON naming aoti_torch_\ufffdx" % (argv[0], fmt),
+                   doc is not None and "aoti_torch_\ufffdx" in r.stdout.decode("utf-8"), r.stdout[:200])
+
 r = run("--help")
 expect("--help exits 0", r.returncode == 0)
 r = run("check", "--help")

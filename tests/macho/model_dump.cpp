@@ -17,9 +17,15 @@
 using namespace llvm;
 using namespace aoti::audit;
 
+// Names and paths are bytes from the file (mutated ones in the robustness
+// case); llvm::json wants UTF-8.
+static json::Value text(StringRef S) {
+  return json::isUTF8(S) ? json::Value(S.str()) : json::Value(json::fixUTF8(S));
+}
+
 static json::Value symbolJson(const Symbol &S) {
   json::Object O;
-  O["name"] = S.Name;
+  O["name"] = text(S.Name);
   O["defined"] = S.Defined;
   O["binding"] = toString(S.Binding);
   O["visibility"] = toString(S.Visibility);
@@ -27,32 +33,32 @@ static json::Value symbolJson(const Symbol &S) {
   if (S.ReExport)
     O["reexport"] = true;
   if (!S.ImportName.empty())
-    O["import_name"] = S.ImportName;
+    O["import_name"] = text(S.ImportName);
   if (S.LibraryOrdinal >= 0)
     O["ordinal"] = S.LibraryOrdinal;
   if (!S.SourceLibrary.empty())
-    O["library"] = S.SourceLibrary;
+    O["library"] = text(S.SourceLibrary);
   return O;
 }
 
 static json::Value binaryJson(const Binary &B, bool Static) {
   json::Object O;
-  O["path"] = B.path();
+  O["path"] = text(B.path());
   O["format"] = toString(B.format());
   O["kind"] = toString(B.kind());
   O["arch"] = B.archName();
-  O["install_name"] = B.soname();
+  O["install_name"] = text(B.soname());
   O["two_level"] = B.twoLevelNamespace();
-  O["interpreter"] = B.interpreter();
+  O["interpreter"] = text(B.interpreter());
   json::Array Deps;
   for (const Dependency &D : B.dependencies()) {
     static const char *Kinds[] = {"needed", "weak", "reexport", "upward"};
-    Deps.push_back(json::Object{{"name", D.Name}, {"kind", Kinds[unsigned(D.DepKind)]}});
+    Deps.push_back(json::Object{{"name", text(D.Name)}, {"kind", Kinds[unsigned(D.DepKind)]}});
   }
   O["dependencies"] = std::move(Deps);
   json::Array RPath;
   for (StringRef R : B.rpath())
-    RPath.push_back(R);
+    RPath.push_back(text(R));
   O["rpath"] = std::move(RPath);
   json::Array Dyn;
   for (const Symbol &S : B.dynamicSymbols())
@@ -66,7 +72,7 @@ static json::Value binaryJson(const Binary &B, bool Static) {
     O["static"] = std::move(St);
     json::Array Link;
     for (const Symbol &S : B.linkSymbols())
-      Link.push_back(S.Name);
+      Link.push_back(text(S.Name));
     O["link"] = std::move(Link);
   }
   return O;
@@ -108,8 +114,8 @@ int main(int argc, char **argv) {
   }
   json::Array Index;
   for (const Archive::IndexEntry &E : In->Ar->symbolIndex())
-    Index.push_back(json::Object{{"name", E.Name}, {"member", E.MemberIndex}});
-  outs() << formatv("{0:2}", json::Value(json::Object{{"archive", In->Ar->path()},
+    Index.push_back(json::Object{{"name", text(E.Name)}, {"member", E.MemberIndex}});
+  outs() << formatv("{0:2}", json::Value(json::Object{{"archive", text(In->Ar->path())},
                                                        {"members", std::move(Members)},
                                                        {"index", std::move(Index)}}))
          << "\n";

@@ -72,18 +72,18 @@ unreadable input.)";
 
 json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
   json::Object O;
-  O["name"] = S.Ref->Name;
+  O["name"] = jsonText(S.Ref->Name);
   O["status"] = toString(S.Status);
   O["required"] = S.Required;
   if (!S.Ref->Version.empty())
-    O["version"] = S.Ref->Version;
+    O["version"] = jsonText(S.Ref->Version);
   if (!S.Providers.empty())
-    O["provider"] = F.Process->object(S.Providers.front().Object).Path;
+    O["provider"] = jsonText(F.Process->object(S.Providers.front().Object).Path);
   else
     O["provider"] = nullptr;
   json::Array Candidates;
   for (const Binding &B : S.Providers)
-    Candidates.push_back(F.Process->object(B.Object).Path);
+    Candidates.push_back(jsonText(F.Process->object(B.Object).Path));
   O["candidates"] = std::move(Candidates);
   if (S.Status == SymbolStatus::Missing) {
     static const char *Reasons[] = {"",       "not-exported", "hidden",
@@ -93,9 +93,9 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
     json::Array Ev;
     for (const DefinitionSite &D : S.Evidence) {
       json::Object E;
-      E["file"] = D.File;
+      E["file"] = jsonText(D.File);
       if (!D.Member.empty())
-        E["member"] = D.Member;
+        E["member"] = jsonText(D.Member);
       if (D.Sym) {
         E["binding"] = toString(D.Sym->Binding);
         E["visibility"] = toString(D.Sym->Visibility);
@@ -112,11 +112,11 @@ json::Value findingJson(const Finding &Fd) {
   O["rule"] = Fd.Rule;
   O["rule_name"] = Fd.RuleName;
   O["severity"] = toString(Fd.Sev);
-  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : json::Value(Fd.Symbol);
-  O["plugin"] = Fd.Plugin.empty() ? json::Value(nullptr) : json::Value(Fd.Plugin);
-  O["file"] = Fd.File;
-  O["message"] = Fd.Message;
-  O["fix"] = Fd.Fix;
+  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : jsonText(Fd.Symbol);
+  O["plugin"] = Fd.Plugin.empty() ? json::Value(nullptr) : jsonText(Fd.Plugin);
+  O["file"] = jsonText(Fd.File);
+  O["message"] = jsonText(Fd.Message);
+  O["fix"] = jsonText(Fd.Fix);
   return O;
 }
 
@@ -131,11 +131,11 @@ void printJson(const CheckFacts &F, const std::vector<Finding> &Fs,
                const ActiveConfig &Config) {
   json::Object Root;
   Root["schema_version"] = 1;
-  Root["host"] = F.Options.Host;
+  Root["host"] = jsonText(F.Options.Host);
   json::Array Plugins;
   for (const PluginFacts &P : F.Plugins) {
     json::Object PO;
-    PO["path"] = P.Path;
+    PO["path"] = jsonText(P.Path);
     PO["loads"] = loaderAccepts(F, P);
     PO["ok"] = clean(Fs, P.Path);
     json::Array Syms;

@@ -114,11 +114,11 @@ json::Value ActiveConfig::json() const {
     json::Object O{{"rule", S.F.Rule},
                    {"severity", toString(S.F.Sev)},
                    {"symbol", S.F.Symbol.empty() ? json::Value(nullptr)
-                                                 : json::Value(S.F.Symbol)},
+                                                 : jsonText(S.F.Symbol)},
                    {"plugin", S.F.Plugin.empty() ? json::Value(nullptr)
-                                                 : json::Value(S.F.Plugin)},
-                   {"file", S.F.File},
-                   {"message", S.F.Message},
+                                                 : jsonText(S.F.Plugin)},
+                   {"file", jsonText(S.F.File)},
+                   {"message", jsonText(S.F.Message)},
                    {"reason", S.By->Reason},
                    {"suppression_line", int64_t(S.By->Line)}};
     Sup.push_back(std::move(O));

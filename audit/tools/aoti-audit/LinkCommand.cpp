@@ -114,7 +114,7 @@ StringRef exportName(LinkSymbol::Export E) {
 json::Array strings(const std::vector<std::string> &V) {
   json::Array A;
   for (const std::string &S : V)
-    A.push_back(S);
+    A.push_back(jsonText(S));
   return A;
 }
 
@@ -123,10 +123,10 @@ json::Value findingJson(const Finding &Fd) {
   O["rule"] = Fd.Rule;
   O["rule_name"] = Fd.RuleName;
   O["severity"] = toString(Fd.Sev);
-  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : json::Value(Fd.Symbol);
-  O["file"] = Fd.File;
-  O["message"] = Fd.Message;
-  O["fix"] = Fd.Fix;
+  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : jsonText(Fd.Symbol);
+  O["file"] = jsonText(Fd.File);
+  O["message"] = jsonText(Fd.Message);
+  O["fix"] = jsonText(Fd.Fix);
   return O;
 }
 
@@ -136,16 +136,16 @@ json::Array extractedJson(const LinkFacts &F, const LinkResult &R) {
     if (O.Member < 0 && !F.Inputs[O.Input].Lazy)
       continue;
     json::Object E;
-    E["archive"] = F.inputName(int(O.Input));
+    E["archive"] = jsonText(F.inputName(int(O.Input)));
     E["member"] = O.Member >= 0 ? json::Value(F.Inputs[O.Input].Ar->members()[O.Member].Name)
                                 : json::Value(nullptr);
-    E["object"] = F.objectName(R, int(&O - R.Objects.data()));
+    E["object"] = jsonText(F.objectName(R, int(&O - R.Objects.data())));
     E["reason"] = whyName(O.Why.Reason);
-    E["symbol"] = O.Why.Symbol.empty() ? json::Value(nullptr) : json::Value(O.Why.Symbol);
+    E["symbol"] = O.Why.Symbol.empty() ? json::Value(nullptr) : jsonText(O.Why.Symbol);
     if (O.Why.ByObject >= 0)
-      E["by"] = F.objectName(R, O.Why.ByObject);
+      E["by"] = jsonText(F.objectName(R, O.Why.ByObject));
     else if (O.Why.ByInput >= 0)
-      E["by"] = F.inputName(O.Why.ByInput);
+      E["by"] = jsonText(F.inputName(O.Why.ByInput));
     else
       E["by"] = nullptr;
     A.push_back(std::move(E));
@@ -158,10 +158,10 @@ json::Array requiredJson(const LinkFacts &F, const LinkResult &R,
   json::Array A;
   for (const RequiredSymbol &Q : Req) {
     json::Object O;
-    O["name"] = Q.Name;
+    O["name"] = jsonText(Q.Name);
     O["status"] = toString(Q.Status);
     if (Q.Object >= 0)
-      O["defined_by"] = F.objectName(R, Q.Object);
+      O["defined_by"] = jsonText(F.objectName(R, Q.Object));
     else if (Q.Input >= 0 && Q.Status == RequiredStatus::NotPulledIn)
       O["defined_by"] =
           Q.Member >= 0
@@ -169,7 +169,7 @@ json::Array requiredJson(const LinkFacts &F, const LinkResult &R,
                     F.Inputs[Q.Input].Ar->members()[Q.Member].Name + ")"
               : F.inputName(Q.Input);
     else if (Q.Input >= 0)
-      O["defined_by"] = F.inputName(Q.Input);
+      O["defined_by"] = jsonText(F.inputName(Q.Input));
     else
       O["defined_by"] = nullptr;
     if (Q.Status == RequiredStatus::Exported)
@@ -195,17 +195,17 @@ json::Object resultJson(const LinkFacts &F, const LinkResult &R) {
   O["defined"] = strings(R.definedNames());
   json::Array MD;
   for (const MultipleDefinition &M : R.MultipleDefinitions)
-    MD.push_back(json::Object{{"symbol", M.Symbol},
-                              {"first", F.objectName(R, M.First)},
-                              {"second", F.objectName(R, M.Second)}});
+    MD.push_back(json::Object{{"symbol", jsonText(M.Symbol)},
+                              {"first", jsonText(F.objectName(R, M.First))},
+                              {"second", jsonText(F.objectName(R, M.Second))}});
   O["multiple_definitions"] = std::move(MD);
   json::Array U;
   for (const UndefinedReference &X : R.Undefined) {
     json::Object E;
-    E["symbol"] = X.Symbol;
+    E["symbol"] = jsonText(X.Symbol);
     E["referenced_by"] =
-        X.ByObject >= 0        ? json::Value(F.objectName(R, X.ByObject))
-        : X.BySharedInput >= 0 ? json::Value(F.inputName(X.BySharedInput))
+        X.ByObject >= 0        ? jsonText(F.objectName(R, X.ByObject))
+        : X.BySharedInput >= 0 ? jsonText(F.inputName(X.BySharedInput))
                                : json::Value(nullptr);
     E["from_shared_library"] = X.BySharedInput >= 0;
     U.push_back(std::move(E));
@@ -214,7 +214,7 @@ json::Object resultJson(const LinkFacts &F, const LinkResult &R) {
   json::Array Needed;
   for (size_t I = 0; I < F.Inputs.size(); ++I)
     if (I < R.Needed.size() && R.Needed[I])
-      Needed.push_back(F.inputName(int(I)));
+      Needed.push_back(jsonText(F.inputName(int(I))));
   O["needed"] = std::move(Needed);
   return O;
 }
@@ -231,13 +231,13 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
   json::Object O;
   O["target"] = F.Request.Context.Target.empty()
                     ? json::Value(nullptr)
-                    : json::Value(F.Request.Context.Target);
+                    : jsonText(F.Request.Context.Target);
   O["ok"] = !hasErrors(Fs);
   O["command"] = strings(L.Argv);
-  O["cwd"] = L.Cwd;
-  O["program"] = L.Program;
-  O["flavor_reason"] = L.FlavorReason;
-  O["output"] = F.displayPath(L.Output);
+  O["cwd"] = jsonText(L.Cwd);
+  O["program"] = jsonText(L.Program);
+  O["flavor_reason"] = jsonText(L.FlavorReason);
+  O["output"] = jsonText(F.displayPath(L.Output));
   O["driver_queried"] = L.DriverQueried;
   O["approximations"] = strings(L.Approximations);
   O["ignored_options"] = strings(L.Ignored);
@@ -245,17 +245,17 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
   for (size_t I = 0; I < F.Inputs.size(); ++I) {
     const LinkInput &In = F.Inputs[I];
     json::Object E;
-    E["path"] = In.Path.empty() ? json::Value(nullptr) : json::Value(In.Path);
-    E["as_written"] = In.AsWritten;
+    E["path"] = In.Path.empty() ? json::Value(nullptr) : jsonText(In.Path);
+    E["as_written"] = jsonText(In.AsWritten);
     E["kind"] = kindName(In.InputKind);
     E["written_by_user"] = In.Arg >= 0 && L.Args[In.Arg].Written;
     E["whole_archive"] = In.WholeArchive;
     E["as_needed"] = In.AsNeeded;
     E["group"] = In.Group;
     if (!In.Script.empty())
-      E["script"] = In.Script;
+      E["script"] = jsonText(In.Script);
     if (!In.Missing.empty())
-      E["missing"] = In.Missing;
+      E["missing"] = jsonText(In.Missing);
     Inputs.push_back(std::move(E));
   }
   O["inputs"] = std::move(Inputs);
@@ -266,19 +266,19 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
   O["required"] = requiredJson(F, F.Result, F.Required);
   json::Array Probs;
   for (const InputProblem &P : F.Result.Problems)
-    Probs.push_back(P.Message);
+    Probs.push_back(jsonText(P.Message));
   O["problems"] = std::move(Probs);
   if (F.Fixed) {
     json::Object Fx;
     json::Array WA;
     for (unsigned I : F.FixWholeArchive)
-      WA.push_back(F.Inputs[I].AsWritten);
+      WA.push_back(jsonText(F.Inputs[I].AsWritten));
     Fx["whole_archive"] = std::move(WA);
     Fx["export_dynamic"] = F.FixExportDynamic;
     Fx["command"] = F.FixedArgv.empty() ? json::Value(nullptr)
                                         : json::Value(strings(F.FixedArgv));
     if (!F.FixedArgvWhyNot.empty())
-      Fx["why_no_command"] = F.FixedArgvWhyNot;
+      Fx["why_no_command"] = jsonText(F.FixedArgvWhyNot);
     unsigned Exported = 0;
     for (const RequiredSymbol &Q : F.FixedRequired)
       Exported += Q.Status == RequiredStatus::Exported ||
@@ -287,9 +287,9 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
     Fx["required_total"] = F.FixedRequired.size();
     json::Array Added;
     for (const MultipleDefinition &M : F.AddedByFix)
-      Added.push_back(json::Object{{"symbol", M.Symbol},
-                                   {"first", F.objectName(*F.Fixed, M.First)},
-                                   {"second", F.objectName(*F.Fixed, M.Second)}});
+      Added.push_back(json::Object{{"symbol", jsonText(M.Symbol)},
+                                   {"first", jsonText(F.objectName(*F.Fixed, M.First))},
+                                   {"second", jsonText(F.objectName(*F.Fixed, M.Second))}});
     Fx["adds_multiple_definitions"] = std::move(Added);
     Fx["replay"] = resultJson(F, *F.Fixed);
     O["fix"] = std::move(Fx);

@@ -20,6 +20,10 @@ bool useColor(raw_ostream &OS, ColorMode M) {
   return false;
 }
 
+json::Value jsonText(StringRef S) {
+  return json::isUTF8(S) ? json::Value(S.str()) : json::Value(json::fixUTF8(S));
+}
+
 bool useColor(raw_ostream &OS, StringRef Flag) {
   return useColor(OS, Flag == "always"  ? ColorMode::Always
                       : Flag == "never" ? ColorMode::Never

@@ -4,6 +4,7 @@
 
 #include "aoti/audit/Finding.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -12,6 +13,11 @@
 namespace aoti::tool {
 
 enum class OutputFormat { Text, Json };
+
+/// A JSON string for text that comes from an input: symbol names, paths and
+/// the messages that quote them are bytes, JSON strings are UTF-8. Invalid
+/// sequences become U+FFFD (llvm::json requires valid UTF-8 of its callers).
+llvm::json::Value jsonText(llvm::StringRef S);
 enum class ColorMode { Auto, Always, Never };
 
 /// Whether to colour OS, from --color and whether OS is a terminal.

@@ -1,5 +1,6 @@
 //===- Sarif.cpp - Findings as a SARIF 2.1.0 log --------------------------===//
 #include "Sarif.h"
+#include "Output.h"
 
 #include "aoti/rules/Rule.h"
 
@@ -85,7 +86,7 @@ std::string firstParagraph(ArrayRef<StringRef> Lines) {
 
 // json::Value borrows a StringRef; every string here is copied, so that the
 // log owns what it says.
-json::Object text(StringRef S) { return json::Object{{"text", S.str()}}; }
+json::Object text(StringRef S) { return json::Object{{"text", jsonText(S)}}; }
 
 json::Object ruleJson(const rules::RuleInfo &R) {
   RulePageText Page = parseRulePage(embeddedRulePage(R.Id));
@@ -137,11 +138,11 @@ json::Object resultJson(const Finding &F, const StringMap<size_t> &RuleIndex) {
         {"artifactLocation", json::Object{{"uri", sarifUri(Artifact)}}}};
     json::Array Logical;
     if (!Member.empty())
-      Logical.push_back(json::Object{{"name", Member.str()},
-                                     {"fullyQualifiedName", File.str()},
+      Logical.push_back(json::Object{{"name", jsonText(Member)},
+                                     {"fullyQualifiedName", jsonText(File)},
                                      {"kind", "member"}});
     if (!F.Symbol.empty())
-      Logical.push_back(json::Object{{"name", F.Symbol}, {"kind", "function"}});
+      Logical.push_back(json::Object{{"name", jsonText(F.Symbol)}, {"kind", "function"}});
     if (!Logical.empty())
       Loc["logicalLocations"] = std::move(Logical);
     O["locations"] = json::Array{std::move(Loc)};
@@ -158,11 +159,11 @@ json::Object resultJson(const Finding &F, const StringMap<size_t> &RuleIndex) {
   json::Object Props;
   Props["ruleName"] = F.RuleName;
   if (!F.Symbol.empty())
-    Props["symbol"] = F.Symbol;
+    Props["symbol"] = jsonText(F.Symbol);
   if (!F.Plugin.empty())
-    Props["plugin"] = F.Plugin;
+    Props["plugin"] = jsonText(F.Plugin);
   if (!F.Fix.empty())
-    Props["fix"] = F.Fix;
+    Props["fix"] = jsonText(F.Fix);
   O["properties"] = std::move(Props);
   return O;
 }
@@ -271,7 +272,7 @@ json::Value sarifLog(ArrayRef<Finding> Findings,
                                       json::Object{{"uri", sarifUri(N.File)}}},
                                      {"region", std::move(Region)}}}};
       Ns.push_back(json::Object{{"level", "warning"},
-                                {"message", json::Object{{"text", N.Message}}},
+                                {"message", text(N.Message)},
                                 {"locations", json::Array{std::move(Loc)}}});
     }
     R["invocations"] = json::Array{json::Object{
