@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ gcc binutils make pkg-config python3
   llvm-19-dev clang-19 lld-19          # libObject (static), clang + lld for tests
+  libclang-rt-19-dev                   # ci/fuzz.sh: libFuzzer and clang's sanitizer runtimes
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libtomlplusplus-dev                  # .aoti-audit.toml
   libzip-dev zlib1g-dev libzstd-dev    # .pt2 reading; LLVM's own dependencies
