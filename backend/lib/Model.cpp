@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/backend/Model.h"
 
+#include "CudaModules.h"
 #include "DynamicImports.h"
 #include "Files.h"
 
@@ -109,7 +110,11 @@ using RuntimeError = int32_t;
 /// that escapes one (the generated wrappers catch theirs, a hand-written or
 /// broken model may not) stops here as an error code and a message instead
 /// of unwinding through the runner.
-template <typename Fn> RuntimeError callModel(std::string &Thrown, Fn &&F) {
+/// Calls into the model: what it throws is caught here, and the CUDA modules
+/// it loads meanwhile are recorded in Modules (CudaModules.h).
+template <typename Fn>
+RuntimeError callModel(std::vector<void *> &Modules, std::string &Thrown, Fn &&F) {
+  detail::ModuleCapture Capture(Modules);
   try {
     return F();
   } catch (const std::exception &E) {
@@ -216,6 +221,8 @@ public:
   std::string CompiledFor;
   void *Library = nullptr;
   ContainerHandle Container = nullptr;
+  /// The CUDA modules the container loaded, unloaded after it is deleted.
+  std::vector<void *> Modules;
 
   CreateWithDeviceFn Create = nullptr;
   DeleteFn Delete = nullptr;
@@ -233,8 +240,11 @@ public:
 Model::Impl::~Impl() {
   if (Container && Delete) {
     std::string Thrown;
-    callModel(Thrown, [&] { return Delete(Container); });
+    callModel(Modules, Thrown, [&] { return Delete(Container); });
   }
+  // Its kernels died with the container; without this every load/unload
+  // cycle would leave them in the driver.
+  detail::unloadModules(Modules);
   if (Library)
     dlclose(Library);
 }
@@ -317,7 +327,7 @@ Status Model::Impl::createContainer() {
   StderrCapture Capture;
   const std::string DeviceText = Dev.str();
   std::string Thrown;
-  RuntimeError E = callModel(Thrown, [&] {
+  RuntimeError E = callModel(Modules, Thrown, [&] {
     return Create(&Container, Options.NumModels, DeviceText.c_str(),
                   Files.CubinDir.empty() ? nullptr : Files.CubinDir.c_str());
   });
@@ -360,7 +370,7 @@ Status Model::Impl::loadWeights() {
                  Path + ": has a weights blob but no AOTInductorModelUpdateConstantsFromBlob");
   StderrCapture Capture;
   std::string Thrown;
-  RuntimeError E = callModel(Thrown, [&] {
+  RuntimeError E = callModel(Modules, Thrown, [&] {
     return Update(Container, reinterpret_cast<const uint8_t *>(Files.Weights->data()));
   });
   std::string Said = joined(trimmed(Capture.finish()), Thrown);
@@ -522,7 +532,7 @@ Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Ca
   if (Capture)
     Captured.emplace();
   std::string Thrown;
-  RuntimeError E = callModel(Thrown, [&] {
+  RuntimeError E = callModel(M.Modules, Thrown, [&] {
     return M.Run(M.Container, In.data(), In.size(), Out.data(), Out.size(), Stream,
                  /*proxy_executor=*/nullptr);
   });
