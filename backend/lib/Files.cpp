@@ -3,6 +3,12 @@
 
 #include <zip.h>
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <sys/stat.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -17,6 +23,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
+#include <random>
 
 namespace fs = std::filesystem;
 
@@ -37,12 +46,98 @@ TempDir &TempDir::operator=(TempDir &&O) noexcept {
   if (this != &O) {
     this->~TempDir();
     Path = std::move(O.Path);
+    Key = std::move(O.Key);
     O.Path.clear();
+    O.Key.clear();
   }
   return *this;
 }
 
+namespace {
+
+/// The content-keyed directories of this process, under one private parent
+/// that exists while any of them does. Its name is fixed for the process,
+/// so the same content always gets the same path.
+class ContentDirs {
+public:
+  static ContentDirs &get() {
+    static ContentDirs *D = new ContentDirs(); // outlives every Model
+    return *D;
+  }
+
+  Expected<std::string> acquire(const std::string &Key, bool &Fresh) {
+    std::lock_guard<std::mutex> Lock(M);
+    if (Uses.empty())
+      if (Status S = makeParent(); !S)
+        return S.takeError();
+    const std::string Dir = Parent + "/" + Key;
+    unsigned &N = Uses[Key];
+    Fresh = N == 0;
+    if (Fresh && mkdir(Dir.c_str(), 0700) != 0) {
+      const int E = errno;
+      Uses.erase(Key);
+      return Error(ErrorKind::Io, "cannot create " + Dir + ": " + std::strerror(E));
+    }
+    ++N;
+    return Dir;
+  }
+
+  void release(const std::string &Key) {
+    std::lock_guard<std::mutex> Lock(M);
+    auto It = Uses.find(Key);
+    if (It == Uses.end() || --It->second != 0)
+      return;
+    Uses.erase(It);
+    std::error_code EC;
+    fs::remove_all(Parent + "/" + Key, EC);
+    if (Uses.empty())
+      rmdir(Parent.c_str());
+  }
+
+private:
+  ContentDirs() {
+    std::random_device R;
+    char Suffix[17];
+    std::snprintf(Suffix, sizeof Suffix, "%08x%08x", R(), R());
+    Name = "aoti-model-" + std::to_string(getpid()) + "-" + Suffix;
+  }
+
+  /// mkdir, not mkdtemp: the name must stay the same. A directory of that
+  /// name made by someone else (a race in a shared /tmp) is not used.
+  Status makeParent() {
+    const char *Base = std::getenv("TMPDIR");
+    Parent = std::string(Base && *Base ? Base : "/tmp") + "/" + Name;
+    if (mkdir(Parent.c_str(), 0700) == 0)
+      return Status();
+    const int E = errno;
+    struct stat St;
+    if (E == EEXIST && lstat(Parent.c_str(), &St) == 0 && S_ISDIR(St.st_mode) &&
+        St.st_uid == geteuid() && (St.st_mode & 077) == 0)
+      return Status();
+    return Error(ErrorKind::Io, "cannot create the private directory " + Parent + ": " +
+                                    (E == EEXIST ? std::string("it exists and is not ours")
+                                                 : std::string(std::strerror(E))));
+  }
+
+  std::mutex M;
+  std::string Name, Parent;
+  std::map<std::string, unsigned> Uses;
+};
+
+} // namespace
+
+Expected<TempDir> TempDir::forContent(const std::string &Key, bool &Fresh) {
+  Expected<std::string> Dir = ContentDirs::get().acquire(Key, Fresh);
+  if (!Dir)
+    return Dir.takeError();
+  return TempDir(std::move(*Dir), Key);
+}
+
 TempDir::~TempDir() {
+  if (!Key.empty()) {
+    ContentDirs::get().release(Key);
+    return;
+  }
   if (Path.empty())
     return;
   std::error_code EC;
@@ -206,16 +301,11 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
                  Path + ": a zip without a " + std::string(ModelFolder) +
                      "*.so: not an AOTInductor package");
 
-  Expected<TempDir> Dir = TempDir::create();
-  if (!Dir)
-    return Dir.takeError();
   ModelFiles M;
-  M.Extracted.emplace(std::move(*Dir));
-  const std::string &Root = M.Extracted->path();
   const std::string Stem = So->Name.substr(0, So->Name.size() - 3);
-  M.SoPath = Root + "/" + So->Name;
-  M.CubinDir = Root;
-
+  // What goes to disk (the library and its cubins), named by its content.
+  std::vector<std::pair<const Entry *, AlignedBytes>> ToDisk;
+  llvm::SmallString<0> Identity;
   for (const Entry &E : Entries) {
     const bool IsSo = &E == So, IsCubin = endsWith(E.Name, ".cubin");
     const bool IsMeta = E.Name == Stem + "_metadata.json";
@@ -227,8 +317,12 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
     if (!Bytes)
       return Bytes.takeError();
     if (IsSo || IsCubin) {
-      if (Status S = writeBytes(Root + "/" + E.Name, *Bytes); !S)
-        return S.takeError();
+      const llvm::XXH128_hash_t H = llvm::xxh3_128bits(
+          llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Bytes->data()), Bytes->size()));
+      Identity += E.Name;
+      Identity += '\0';
+      Identity += llvm::utohexstr(H.high64, true, 16) + llvm::utohexstr(H.low64, true, 16) + "\n";
+      ToDisk.emplace_back(&E, std::move(*Bytes));
     } else if (IsMeta) {
       M.Metadata = asText(*Bytes);
     } else if (IsSource) {
@@ -238,6 +332,23 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
       M.Weights = std::move(*Bytes);
     }
   }
+  const llvm::XXH128_hash_t Key = llvm::xxh3_128bits(
+      llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Identity.data()), Identity.size()));
+  bool Fresh = false;
+  Expected<TempDir> Dir = TempDir::forContent(
+      llvm::utohexstr(Key.high64, /*LowerCase=*/true, 16) +
+          llvm::utohexstr(Key.low64, /*LowerCase=*/true, 16),
+      Fresh);
+  if (!Dir)
+    return Dir.takeError();
+  M.Extracted.emplace(std::move(*Dir));
+  const std::string &Root = M.Extracted->path();
+  M.SoPath = Root + "/" + So->Name;
+  M.CubinDir = Root;
+  if (Fresh) // else a live model of the same package wrote them there
+    for (const auto &[E, Bytes] : ToDisk)
+      if (Status S = writeBytes(Root + "/" + E->Name, Bytes); !S)
+        return S.takeError();
   return M;
 }
 

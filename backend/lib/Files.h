@@ -15,17 +15,32 @@
 namespace aoti::backend {
 
 /// A private directory removed, with what is in it, on destruction.
+///
+/// forContent() gives every holder of the same key the same directory, for
+/// as long as one of them lives: a package loaded again is extracted to the
+/// path it had, so dlopen finds the library it already loaded instead of
+/// mapping, relocating and initialising another copy. (glibc never unloads
+/// a library with STB_GNU_UNIQUE symbols -- AOTInductor models have about a
+/// hundred -- so every load from a new path kept a new copy: measured on an
+/// H200, 73 KB of heap a load of a .pt2.)
 class TempDir {
 public:
   static Expected<TempDir> create();
-  TempDir(TempDir &&O) noexcept : Path(std::move(O.Path)) { O.Path.clear(); }
+  /// $TMPDIR/aoti-model-<pid>-<random>/<Key>; Fresh says whether it was just
+  /// made (empty) or is shared with a live holder (already filled).
+  static Expected<TempDir> forContent(const std::string &Key, bool &Fresh);
+  TempDir(TempDir &&O) noexcept : Path(std::move(O.Path)), Key(std::move(O.Key)) {
+    O.Path.clear();
+    O.Key.clear();
+  }
   TempDir &operator=(TempDir &&O) noexcept;
   ~TempDir();
   const std::string &path() const { return Path; }
 
 private:
-  explicit TempDir(std::string P) : Path(std::move(P)) {}
+  TempDir(std::string P, std::string K = {}) : Path(std::move(P)), Key(std::move(K)) {}
   std::string Path;
+  std::string Key; // non-empty: shared, released to the registry
 };
 
 /// Bytes in a 64-byte-aligned buffer: a weights blob may be used in place by

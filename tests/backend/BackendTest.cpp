@@ -342,6 +342,44 @@ TEST(Model, PackageExtractionIsRemoved) {
   unsetenv("TMPDIR");
 }
 
+// The same package loaded again is extracted to the same path (so dlopen
+// reuses the library glibc kept), shared by models alive at once, and
+// removed when the last of them goes.
+TEST(Model, ThePackageOfLiveModelsIsSharedAndReextractedToOnePath) {
+  const fs::path Tmp = fs::path(FixtureDir::Dir) / "tmp-shared";
+  fs::create_directories(Tmp);
+  ASSERT_EQ(setenv("TMPDIR", Tmp.c_str(), 1), 0);
+  auto Extracted = [&] {
+    std::vector<std::string> Dirs;
+    for (const fs::directory_entry &P : fs::directory_iterator(Tmp))
+      for (const fs::directory_entry &D : fs::directory_iterator(P.path()))
+        Dirs.push_back(D.path().string());
+    return Dirs;
+  };
+  std::vector<std::string> First;
+  {
+    Expected<std::unique_ptr<Model>> A = Model::load(fixture("model.pt2"), cpu());
+    ASSERT_TRUE(A) << A.error().message();
+    First = Extracted();
+    ASSERT_EQ(First.size(), 1u);
+    Expected<std::unique_ptr<Model>> B = Model::load(fixture("model.pt2"), cpu());
+    ASSERT_TRUE(B) << B.error().message();
+    EXPECT_EQ(Extracted(), First); // shared, not a second copy
+    A->reset();
+    Expected<std::vector<HostTensor>> Out = (*B)->run({inputX(2)});
+    ASSERT_TRUE(Out) << Out.error().message(); // B's files outlived A
+    expectY((*Out)[0], 2);
+  }
+  EXPECT_TRUE(fs::is_empty(Tmp));
+  {
+    Expected<std::unique_ptr<Model>> C = Model::load(fixture("model.pt2"), cpu());
+    ASSERT_TRUE(C) << C.error().message();
+    EXPECT_EQ(Extracted(), First); // the same path again
+  }
+  EXPECT_TRUE(fs::is_empty(Tmp));
+  unsetenv("TMPDIR");
+}
+
 TEST(Model, OutputSlotsShareOneHandleAndViewsOutliveTheInput) {
   Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
   ASSERT_TRUE(M);
