@@ -30,9 +30,15 @@ template <typename Fn> Fn driver(const char *Name) {
   return Cuda ? reinterpret_cast<Fn>(dlsym(Cuda, Name)) : nullptr;
 }
 
-void record(CUresult R, CUmodule *M) {
-  if (R == CUDA_SUCCESS && M && *M && Sink)
+/// Real(M, Rest...), and the module recorded when it loaded.
+template <typename... Rest>
+CUresult loadAndRecord(CUresult (*Real)(CUmodule *, Rest...), CUmodule *M, Rest... R) {
+  if (!Real)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  CUresult Result = Real(M, R...);
+  if (Result == CUDA_SUCCESS && M && *M && Sink)
     Sink->push_back(*M);
+  return Result;
 }
 
 } // namespace
@@ -52,26 +58,18 @@ unsigned unloadModules(std::vector<void *> &Modules) {
 } // namespace aoti::backend::detail
 
 using aoti::backend::detail::driver;
-using aoti::backend::detail::record;
+using aoti::backend::detail::loadAndRecord;
 
 // Exported by the host (it links with --export-dynamic), so a model's
 // references bind here before they reach libcuda.
 extern "C" CUresult CUDAAPI cuModuleLoad(CUmodule *M, const char *Path) {
   static auto *Real = driver<decltype(&cuModuleLoad)>("cuModuleLoad");
-  if (!Real)
-    return CUDA_ERROR_NOT_INITIALIZED;
-  CUresult R = Real(M, Path);
-  record(R, M);
-  return R;
+  return loadAndRecord(Real, M, Path);
 }
 
 extern "C" CUresult CUDAAPI cuModuleLoadData(CUmodule *M, const void *Image) {
   static auto *Real = driver<decltype(&cuModuleLoadData)>("cuModuleLoadData");
-  if (!Real)
-    return CUDA_ERROR_NOT_INITIALIZED;
-  CUresult R = Real(M, Image);
-  record(R, M);
-  return R;
+  return loadAndRecord(Real, M, Image);
 }
 
 #else

@@ -169,7 +169,7 @@ void jsonString(raw_ostream &OS, StringRef S) {
     OS << '"' << S << '"';
     return;
   }
-  OS << (json::isUTF8(S) ? json::Value(S) : json::Value(json::fixUTF8(S)));
+  OS << jsonText(S);
 }
 
 /// One duplicate as one JSON object, written directly: tens of thousands of
