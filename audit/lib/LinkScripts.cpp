@@ -191,12 +191,14 @@ void SymbolPatternList::add(StringRef Text, bool Cxx) {
     Exact.emplace_back(Text.str(), Cxx);
     return;
   }
-  auto G = GlobPattern::create(Text);
+  auto Owned = std::make_shared<const std::string>(Text.str());
+  auto G = GlobPattern::create(*Owned);
   if (!G) {
     consumeError(G.takeError());
     Exact.emplace_back(Text.str(), Cxx);
     return;
   }
+  GlobText.push_back(std::move(Owned));
   Globs.push_back({std::move(*G), Text == "*", Cxx});
 }
 

@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/GlobPattern.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ private:
   };
   std::vector<std::pair<std::string, bool>> Exact; // (name, C++)
   std::vector<Glob> Globs;
+  /// The globs' text: a GlobPattern keeps a StringRef into it (its literal
+  /// prefix), so the list owns the text, at a stable address.
+  std::vector<std::shared_ptr<const std::string>> GlobText;
 };
 
 struct VersionScript {
