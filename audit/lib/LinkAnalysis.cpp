@@ -255,6 +255,13 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     return analysisError("the link command names no input files");
   if (Error E = checkMachines(*F))
     return E;
+  // Mach-O symbol names carry the C compiler's leading `_`: prefixes and
+  // --require names are C names there.
+  if (F->Line.isMachO()) {
+    for (std::string &P : Req.Prefixes)
+      if (!P.empty())
+        P = "_" + P;
+  }
   F->Request = std::move(Req);
   const LinkRequest &R = F->Request;
 
@@ -288,7 +295,11 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     (*Buf)->getBuffer().split(Lines, '\n');
     for (StringRef L : Lines) {
       L = L.take_until([](char C) { return C == '#'; }).trim();
-      if (!L.empty())
+      if (L.empty())
+        continue;
+      if (F->Line.isMachO() && !L.starts_with("_"))
+        addUnique(Names, Seen, ("_" + L).str());
+      else
         addUnique(Names, Seen, L);
     }
     F->RequiredFrom.push_back(List);
@@ -360,7 +371,10 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
   }
 
   // --- the link with the fix ------------------------------------------------
-  bool Executable = !F->Line.isShared();
+  bool Executable = F->Line.isMachO()
+                        ? (F->Line.OutputKind == LinkOutputKind::Executable ||
+                           F->Line.OutputKind == LinkOutputKind::PIE)
+                        : !F->Line.isShared();
   LinkWhatIf Fix;
   bool NeedsFix = false;
   for (const RequiredSymbol &Q : F->Required) {
@@ -404,6 +418,7 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     // The edited command line.
     const LinkCommandLine &L = F->Line;
     std::map<int, std::pair<std::string, std::string>> Wrap; // token -> around
+    std::map<int, std::vector<std::string>> Replace; // ld64: token -> words
     bool Driver = L.isDriver();
     for (unsigned In : F->FixWholeArchive) {
       const LinkInput &I = F->Inputs[In];
@@ -419,6 +434,14 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
                 .str();
         break;
       }
+      if (L.isMachO()) {
+        // ld64 has no region: -force_load names the archive itself.
+        std::string Path = F->displayPath(I.Path);
+        Replace[Tok] = Driver ? std::vector<std::string>{"-Wl,-force_load," +
+                                                         Path}
+                              : std::vector<std::string>{"-force_load", Path};
+        continue;
+      }
       Wrap[Tok] = Driver ? std::make_pair(std::string("-Wl,--whole-archive"),
                                           std::string("-Wl,--no-whole-archive"))
                          : std::make_pair(std::string("--whole-archive"),
@@ -429,6 +452,11 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
                            "the link must become dynamic (drop -static)";
     if (F->FixedArgvWhyNot.empty()) {
       for (size_t T = 0; T < L.Argv.size(); ++T) {
+        if (auto R = Replace.find(int(T)); R != Replace.end()) {
+          F->FixedArgv.insert(F->FixedArgv.end(), R->second.begin(),
+                              R->second.end());
+          continue;
+        }
         auto It = Wrap.find(int(T));
         if (It != Wrap.end())
           F->FixedArgv.push_back(It->second.first);
@@ -436,7 +464,10 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
         if (It != Wrap.end())
           F->FixedArgv.push_back(It->second.second);
       }
-      if (F->FixExportDynamic)
+      if (F->FixExportDynamic && L.isMachO())
+        F->FixedArgv.push_back(Driver ? "-Wl,-export_dynamic"
+                                      : "-export_dynamic");
+      else if (F->FixExportDynamic)
         F->FixedArgv.push_back(Driver ? "-rdynamic" : "--export-dynamic");
     }
   }

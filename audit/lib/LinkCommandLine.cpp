@@ -32,7 +32,14 @@ using namespace llvm;
 
 namespace aoti::audit {
 
-StringRef toString(LinkFlavor F) { return F == LinkFlavor::GNU ? "gnu" : "lld"; }
+StringRef toString(LinkFlavor F) {
+  switch (F) {
+  case LinkFlavor::GNU: return "gnu";
+  case LinkFlavor::LLD: return "lld";
+  case LinkFlavor::LD64: return "ld64";
+  }
+  return "?";
+}
 
 StringRef toString(LinkOutputKind K) {
   switch (K) {
@@ -40,6 +47,7 @@ StringRef toString(LinkOutputKind K) {
   case LinkOutputKind::PIE: return "pie";
   case LinkOutputKind::SharedLibrary: return "shared-library";
   case LinkOutputKind::StaticExecutable: return "static-executable";
+  case LinkOutputKind::Bundle: return "bundle";
   }
   return "?";
 }
@@ -86,13 +94,24 @@ bool isSourceFile(StringRef Path) {
 
 // --- response files -----------------------------------------------------
 
+/// dyld's path prefixes (`-rpath @loader_path/../lib`, `-install_name
+/// @rpath/libx.dylib`): words that start with `@` and are not response files.
+bool isDyldPath(StringRef W) {
+  return W.starts_with("@loader_path") || W.starts_with("@executable_path") ||
+         W.starts_with("@rpath");
+}
+
+bool isResponseFile(StringRef W) {
+  return W.size() > 1 && W[0] == '@' && !isDyldPath(W);
+}
+
 Error expandResponseFiles(std::vector<std::string> &Words, StringRef Cwd,
                           std::vector<std::string> *Read, unsigned Depth = 0) {
   if (Depth > 20)
     return makeError("response files nest more than 20 deep");
   std::vector<std::string> Out;
   for (std::string &W : Words) {
-    if (W.size() < 2 || W[0] != '@') {
+    if (!isResponseFile(W)) {
       Out.push_back(std::move(W));
       continue;
     }
@@ -129,6 +148,10 @@ struct DriverView {
   bool Shared = false, Static = false, StaticPie = false, NoPie = false,
        Pie = false, NoStdLib = false, NoDefaultLibs = false,
        NoStartFiles = false;
+  /// The driver targets Apple platforms (-target *-apple-*, -arch): it
+  /// runs ld64, whose words the driver flags below translate to.
+  bool Apple = false;
+  bool Bundle = false;
   std::vector<std::string> Sources;
 };
 
@@ -190,6 +213,58 @@ DriverView translateDriver(ArrayRef<std::string> Argv) {
     }
     if (A.starts_with("-u") && A.size() > 2 && !A.starts_with("-undef")) {
       Emit(("-u" + A.drop_front(2)).str(), Tok);
+      continue;
+    }
+    if (A == "-target" || A.starts_with("--target=")) {
+      StringRef T = A == "-target" ? (HasNext ? StringRef(Argv[++I]) : "")
+                                   : A.drop_front(9);
+      V.Apple |= T.contains("apple") || T.contains("darwin") ||
+                 T.contains("macos");
+      continue;
+    }
+    if (A == "-arch") {
+      V.Apple = true;
+      if (HasNext) {
+        Emit("-arch", -1);
+        Emit(Argv[++I], -1);
+      }
+      continue;
+    }
+    // Driver spellings of ld64 options (clang and Apple's gcc pass them on).
+    if (A == "-dynamiclib") {
+      V.Shared = true;
+      continue;
+    }
+    if (A == "-bundle") {
+      V.Bundle = true;
+      continue;
+    }
+    if (A == "-isysroot") {
+      if (HasNext) {
+        Emit("-syslibroot", -1);
+        Emit(Argv[++I], -1);
+      }
+      continue;
+    }
+    if (A == "-force_load" || A == "-bundle_loader" || A == "-undefined" ||
+        A == "-framework" || A == "-exported_symbols_list" ||
+        A == "-unexported_symbols_list" || A == "-weak_framework" ||
+        A == "-needed_framework" || A == "-exported_symbol" ||
+        A == "-unexported_symbol") {
+      Emit(A.str(), Tok);
+      if (HasNext) {
+        ++I;
+        Emit(Argv[I], int(I));
+      }
+      continue;
+    }
+    if (A == "-all_load" || A == "-ObjC" || A == "-dead_strip" ||
+        A == "-flat_namespace" || A == "-export_dynamic") {
+      Emit(A.str(), Tok);
+      continue;
+    }
+    if (A.starts_with("-F") && A.size() > 2) {
+      Emit(A.str(), Tok);
       continue;
     }
     if (A == "-rdynamic") {
@@ -406,7 +481,7 @@ struct LinkerParser {
           return std::nullopt;
         return Words[++I];
       };
-      if (W.size() > 1 && W[0] == '@') {
+      if (isResponseFile(W)) {
         std::vector<std::string> Inner{W.str()};
         if (Error E = expandResponseFiles(Inner, Cwd, &L.ResponseFiles))
           return E;
@@ -644,13 +719,319 @@ std::optional<LinkFlavor> flavorOfLinkerName(StringRef Name) {
   StringRef S = programStem(Name);
   if (S.consume_front("ld."))
     return S == "lld" || S == "mold" ? LinkFlavor::LLD : LinkFlavor::GNU;
-  if (S == "lld" || S == "mold" || S == "ld64.lld" || S.ends_with("-ld.lld"))
+  if (S == "ld64.lld" || S == "ld64" || S.ends_with("-ld64"))
+    return LinkFlavor::LD64;
+  if (S == "lld" || S == "mold" || S.ends_with("-ld.lld"))
     return LinkFlavor::LLD;
   if (S == "bfd" || S == "gold" || S == "ld" || S.ends_with("-ld") ||
       S == "collect2")
     return LinkFlavor::GNU;
   return std::nullopt;
 }
+
+// --- the ld64 layer -----------------------------------------------------
+//
+// ld64 and ld64.lld share one spelling: one dash, long names with
+// underscores, values in the following words (`-force_load PATH`,
+// `-platform_version macos 11.0 14.0`), a few joined (`-lNAME`, `-LDIR`,
+// `-needed-lNAME`). Options with no bearing on what is linked in or
+// exported are stepped over with their values.
+
+/// ld64 options that take values, and how many words.
+unsigned ld64Values(StringRef Name) {
+  return StringSwitch<unsigned>(Name)
+      .Cases("-o", "-arch", "-e", "-u", "-U", "-undefined", 1)
+      .Cases("-force_load", "-load_hidden", "-bundle_loader", "-syslibroot", 1)
+      .Cases("-exported_symbol", "-exported_symbols_list", "-unexported_symbol",
+             "-unexported_symbols_list", "-reexported_symbols_list", 1)
+      .Cases("-needed_library", "-weak_library", "-reexport_library",
+             "-upward_library", "-lazy_library", 1)
+      .Cases("-framework", "-needed_framework", "-weak_framework",
+             "-reexport_framework", "-upward_framework", 1)
+      .Cases("-filelist", "-install_name", "-dylib_install_name",
+             "-compatibility_version", "-current_version", 1)
+      .Cases("-macosx_version_min", "-macos_version_min", "-ios_version_min",
+             "-sdk_version", "-rpath", 1)
+      .Cases("-headerpad", "-map", "-order_file", "-object_path_lto",
+             "-lto_library", "-mllvm", 1)
+      .Cases("-alias_list", "-cache_path_lto", "-umbrella", "-allowable_client",
+             "-client_name", 1)
+      .Cases("-sub_library", "-sub_umbrella", "-stack_size", "-image_base",
+             "-seg1addr", 1)
+      .Cases("-pagezero_size", "-dependency_info", "-why_live",
+             "-interposable_list", "-final_output", 1)
+      .Cases("-executable_path", "-dyld_env", "-oso_prefix", "-add_ast_path",
+             "-multiply_defined", 1)
+      .Cases("-init", "-max_default_common_align", "-thinlto_cache_policy",
+             "-lto_object_path", "-dylib_file", 1)
+      .Cases("-multiply_defined_unused", "-read_only_relocs", "-weak_reference_mismatches",
+             "-objc_abi_version", "-dirty_data_list", 1)
+      .Case("-alias", 2)
+      .Cases("-sectcreate", "-segprot", "-sectalign", "-sectorder", 3)
+      .Case("-segaddr", 2)
+      .Case("-platform_version", 3)
+      .Default(0);
+}
+
+/// ld64 flags (no value) with no bearing on symbols.
+bool ld64Harmless(StringRef Name) {
+  return StringSwitch<bool>(Name)
+      .Cases("-demangle", "-dynamic", "-headerpad_max_install_names",
+             "-no_uuid", "-why_load", true)
+      .Cases("-t", "-v", "-w", "-S", "-x", true)
+      .Cases("-X", "-adhoc_codesign", "-no_adhoc_codesign", "-no_deduplicate",
+             "-application_extension", true)
+      .Cases("-fatal_warnings", "-no_compact_unwind", "-bitcode_bundle",
+             "-reproducible", "-mark_dead_strippable_dylib", true)
+      .Cases("-no_function_starts", "-pie", "-no_pie", "-execute",
+             "-search_paths_first", true)
+      .Cases("-no_application_extension", "-dead_strip_dylibs",
+             "-no_dead_strip_inits_and_terms", "-twolevel_namespace",
+             "-no_objc_category_merging", true)
+      .Cases("-objc_category_merging", "-print_statistics", "-time-trace",
+             "--color-diagnostics", "-color_diagnostics", true)
+      .Cases("-no_warn_duplicate_libraries", "-warn_duplicate_libraries",
+             "-ignore_auto_link", "-no_data_in_code_info", "-data_in_code_info",
+             true)
+      .Cases("-function_starts", "-no_eh_labels", "-export_dynamic_symbols",
+             "-keep_private_externs", "-no_implicit_dylibs", true)
+      .Default(false);
+}
+
+/// Whether a linker command (the words after argv[0] included) is ld64's:
+/// the program is ld64 or ld64.lld, or Apple's `ld` with its -arch or
+/// platform options (GNU ld has none of them).
+bool looksLikeLd64(ArrayRef<std::string> Words) {
+  if (Words.empty())
+    return false;
+  if (flavorOfLinkerName(Words.front()) == LinkFlavor::LD64)
+    return true;
+  for (size_t I = 1; I < Words.size(); ++I) {
+    StringRef W = Words[I];
+    if (W == "-arch" || W == "-platform_version" ||
+        W == "-macosx_version_min" || W == "-macos_version_min" ||
+        W == "-syslibroot" || W == "-dylib" || W == "-bundle")
+      return true;
+  }
+  return false;
+}
+
+struct Ld64Parser {
+  LinkCommandLine &L;
+  StringRef Cwd;
+  bool SawDylib = false, SawBundle = false, SawStatic = false;
+
+  void add(LinkArg::Kind K, StringRef V, int Tok, bool Written) {
+    L.Args.push_back({K, V.str(), Tok, Written});
+  }
+
+  void addSearchDir(std::vector<std::string> &Into, StringRef D) {
+    Into.push_back(absolute(Cwd, D));
+  }
+
+  Error readFileList(StringRef Arg, int Tok, bool Written) {
+    // -filelist FILE[,DIRNAME]: one path per line, relative to DIRNAME.
+    auto [File, Dir] = Arg.split(',');
+    std::string Path = absolute(Cwd, File);
+    auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+    if (!Buf)
+      return makeError(formatv("-filelist {0}: {1}", Path,
+                               Buf.getError().message()));
+    L.ResponseFiles.push_back(Path);
+    SmallVector<StringRef, 64> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+    for (StringRef Line : Lines) {
+      Line = Line.trim();
+      if (Line.empty())
+        continue;
+      std::string P = Dir.empty() ? Line.str() : absolute(Dir, Line);
+      // A word of the list is not a word of the command: not editable.
+      add(LinkArg::Kind::File, P, -1, Written);
+    }
+    (void)Tok;
+    return Error::success();
+  }
+
+  Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
+              bool Written) {
+    using K = LinkArg::Kind;
+    Tokens.resize(Words.size(), -1);
+    for (size_t I = 0; I < Words.size(); ++I) {
+      StringRef W = Words[I];
+      int Tok = Tokens[I];
+      if (isResponseFile(W)) {
+        std::vector<std::string> Inner{W.str()};
+        if (Error E = expandResponseFiles(Inner, Cwd, &L.ResponseFiles))
+          return E;
+        if (Error E = parse(std::move(Inner), {}, Written))
+          return E;
+        continue;
+      }
+      if (W.size() < 2 || W[0] != '-') {
+        add(K::File, W, Tok, Written);
+        continue;
+      }
+      if (unsigned N = ld64Values(W)) {
+        if (I + N >= Words.size()) {
+          L.Ignored.push_back(W.str());
+          I = Words.size();
+          continue;
+        }
+        StringRef V = Words[I + 1];
+        // The value word is the one a fix edits for -force_load.
+        int ValTok = Tokens[I + 1];
+        I += N;
+        if (Error E = valueOption(W, V, Tok, ValTok, Written))
+          return E;
+        continue;
+      }
+      if (flagOption(W))
+        continue;
+      if (joinedLibrary(W, Tok, Written))
+        continue;
+      if (W.starts_with("-u") && W.size() > 2) { // the driver's -uNAME
+        L.Undefined.push_back(W.drop_front(2).str());
+        continue;
+      }
+      if (W.starts_with("-l")) {
+        if (W.size() > 2)
+          add(K::Library, W.drop_front(2), Tok, Written);
+        else if (I + 1 < Words.size())
+          add(K::Library, Words[++I], -1, Written);
+        continue;
+      }
+      if (W.starts_with("-L")) {
+        if (W.size() > 2)
+          addSearchDir(L.SearchDirs, W.drop_front(2));
+        else if (I + 1 < Words.size())
+          addSearchDir(L.SearchDirs, Words[++I]);
+        continue;
+      }
+      if (W.starts_with("-F")) {
+        if (W.size() > 2)
+          addSearchDir(L.FrameworkDirs, W.drop_front(2));
+        else if (I + 1 < Words.size())
+          addSearchDir(L.FrameworkDirs, Words[++I]);
+        continue;
+      }
+      if (!ld64Harmless(W))
+        L.Ignored.push_back(W.str());
+    }
+    return Error::success();
+  }
+
+  /// -needed-lNAME, -weak-lNAME, ...: a library read as -lNAME is.
+  bool joinedLibrary(StringRef W, int Tok, bool Written) {
+    for (StringRef Pre : {"-needed-l", "-weak-l", "-reexport-l", "-upward-l",
+                          "-lazy-l", "-hidden-l"}) {
+      if (!W.starts_with(Pre) || W.size() == Pre.size())
+        continue;
+      add(LinkArg::Kind::Library, W.drop_front(Pre.size()), Tok, Written);
+      if (Pre == "-hidden-l")
+        L.Approximations.push_back(
+            (W + ": the archive's symbols are not made private").str());
+      return true;
+    }
+    return false;
+  }
+
+  /// A flag the model acts on; false when W is not one.
+  bool flagOption(StringRef W) {
+    if (W == "-dylib") SawDylib = true;
+    else if (W == "-bundle") SawBundle = true;
+    else if (W == "-static") SawStatic = true;
+    else if (W == "-all_load") L.AllLoad = true;
+    else if (W == "-noall_load") L.AllLoad = false;
+    else if (W == "-ObjC") L.ObjC = true;
+    else if (W == "-export_dynamic" || W == "--export-dynamic")
+      L.ExportDynamic = true; // the second: the driver's -rdynamic, translated
+    else if (W == "-no_exported_symbols") L.NoExportedSymbols = true;
+    else if (W == "-dead_strip") L.GcSections = true;
+    else if (W == "-no_dead_strip") L.GcSections = false;
+    else if (W == "-flat_namespace") L.FlatNamespace = true;
+    else if (W == "-twolevel_namespace") L.FlatNamespace = false;
+    else if (W == "-search_dylibs_first") L.SearchDylibsFirst = true;
+    else if (W == "-search_paths_first") L.SearchDylibsFirst = false;
+    else if (W == "-Z") L.NoDefaultSearchDirs = true;
+    else if (W == "-r") {
+      L.Approximations.push_back("-r (relocatable output) is not modelled");
+    } else
+      return false;
+    return true;
+  }
+
+  Error valueOption(StringRef W, StringRef V, int Tok, int ValTok,
+                    bool Written) {
+    using K = LinkArg::Kind;
+    if (W == "-o") L.Output = V.str();
+    else if (W == "-arch") L.Arch = V.str();
+    else if (W == "-e") L.Entry = V.str();
+    else if (W == "-u") L.Undefined.push_back(V.str());
+    else if (W == "-U") L.AllowedUndefined.push_back(V.str());
+    else if (W == "-undefined") {
+      if (V != "error" && V != "warning" && V != "suppress" &&
+          V != "dynamic_lookup")
+        return makeError(formatv("-undefined {0}: ld64 takes error, warning, "
+                                 "suppress or dynamic_lookup",
+                                 V));
+      L.UndefinedTreatment = V.str();
+    } else if (W == "-force_load") {
+      // The token of the path: a fix keeps it, the word before is the flag.
+      L.Args.push_back({K::ForceLoad, V.str(), ValTok >= 0 ? ValTok : -1,
+                        Written});
+      (void)Tok;
+    } else if (W == "-load_hidden") {
+      add(K::File, V, ValTok, Written);
+      L.Approximations.push_back(
+          ("-load_hidden " + V + ": the archive's symbols are not made private")
+              .str());
+    } else if (W == "-needed_library" || W == "-weak_library" ||
+               W == "-reexport_library" || W == "-upward_library" ||
+               W == "-lazy_library") {
+      add(K::File, V, ValTok, Written);
+    } else if (W == "-framework" || W == "-needed_framework" ||
+               W == "-weak_framework" || W == "-reexport_framework" ||
+               W == "-upward_framework") {
+      // A framework is a Library whose value names it: "framework:Foo".
+      add(K::Library, ("framework:" + V).str(), -1, Written);
+    } else if (W == "-bundle_loader") {
+      L.BundleLoader = absolute(Cwd, V);
+    } else if (W == "-syslibroot") {
+      L.Sysroot = V.str();
+    } else if (W == "-exported_symbol") {
+      L.ExportedSymbols.push_back(V.str());
+    } else if (W == "-exported_symbols_list") {
+      L.ExportedSymbolsLists.push_back(absolute(Cwd, V));
+    } else if (W == "-unexported_symbol") {
+      L.UnexportedSymbols.push_back(V.str());
+    } else if (W == "-unexported_symbols_list") {
+      L.UnexportedSymbolsLists.push_back(absolute(Cwd, V));
+    } else if (W == "-filelist") {
+      return readFileList(V, Tok, Written);
+    } else if (W == "-alias" || W == "-alias_list") {
+      L.Ignored.push_back((W + " " + V).str());
+      L.Approximations.push_back(
+          (W + " is not modelled: the aliases it defines are not in the "
+               "replay")
+              .str());
+    }
+    // Everything else: no bearing on what is linked in or exported.
+    return Error::success();
+  }
+
+  void finish() {
+    if (SawDylib)
+      L.OutputKind = LinkOutputKind::SharedLibrary;
+    else if (SawBundle)
+      L.OutputKind = LinkOutputKind::Bundle;
+    else if (SawStatic)
+      L.OutputKind = LinkOutputKind::StaticExecutable;
+    else
+      L.OutputKind = LinkOutputKind::PIE; // ld64 makes PIEs by default
+    if (!L.BundleLoader.empty())
+      L.Args.push_back({LinkArg::Kind::File, L.BundleLoader, -1, false});
+  }
+};
 
 /// Finds the linker command in `DRIVER -###` output.
 Expected<std::vector<std::string>> linkerLineFromDriver(StringRef Output,
@@ -875,17 +1256,30 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
   L.Kind = *Kind;
 
   LinkerParser P{L, L.Cwd};
+  Ld64Parser P64{L, L.Cwd};
   if (L.Kind == LinkCommandKind::Linker) {
     std::vector<std::string> Words(Argv.begin() + 1, Argv.end());
     std::vector<int> Tokens;
     for (size_t I = 1; I < Argv.size(); ++I)
       Tokens.push_back(int(I));
-    if (Error E = P.parse(std::move(Words), std::move(Tokens), true))
-      return E;
-    P.finish(false);
-    L.Flavor = *flavorOfLinkerName(L.Program);
-    L.FlavorReason = formatv("the command runs {0}",
-                             sys::path::filename(L.Program)).str();
+    bool Ld64 = looksLikeLd64(Argv);
+    if (Ld64) {
+      if (Error E = P64.parse(std::move(Words), std::move(Tokens), true))
+        return E;
+      P64.finish();
+      L.Flavor = LinkFlavor::LD64;
+    } else {
+      if (Error E = P.parse(std::move(Words), std::move(Tokens), true))
+        return E;
+      P.finish(false);
+      L.Flavor = *flavorOfLinkerName(L.Program);
+    }
+    L.FlavorReason =
+        formatv("the command runs {0}{1}", sys::path::filename(L.Program),
+                Ld64 && flavorOfLinkerName(L.Program) != LinkFlavor::LD64
+                    ? " with ld64's options (-arch, -platform_version)"
+                    : "")
+            .str();
   } else {
     DriverView V = translateDriver(Argv);
     if (!V.Sources.empty())
@@ -905,6 +1299,7 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
     }
 
     bool Queried = false;
+    bool Ld64 = V.Apple;
     if (Opts.QueryDriver) {
       std::vector<std::string> QArgs{"-###"};
       QArgs.insert(QArgs.end(), Argv.begin() + 1, Argv.end());
@@ -916,18 +1311,22 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
           return Line.takeError();
         // Map the driver's words back to the user's: inputs by value, in
         // order, so `-lshims` in the driver's line is the user's `-lshims`.
+        Ld64 = looksLikeLd64(*Line);
         LinkCommandLine Mine;
         LinkerParser Own{Mine, L.Cwd};
-        if (Error E = Own.parse(V.Words, V.WordToken, true))
+        Ld64Parser Own64{Mine, L.Cwd};
+        if (Error E = Ld64 ? Own64.parse(V.Words, V.WordToken, true)
+                           : Own.parse(V.Words, V.WordToken, true))
           return E;
-        if (Error E = P.parse(std::vector<std::string>(Line->begin() + 1,
-                                                       Line->end()),
-                              {}, false))
+        std::vector<std::string> LinkerWords(Line->begin() + 1, Line->end());
+        if (Error E = Ld64 ? P64.parse(std::move(LinkerWords), {}, false)
+                           : P.parse(std::move(LinkerWords), {}, false))
           return E;
         std::vector<bool> Used(Mine.Args.size(), false);
         for (LinkArg &A : L.Args) {
           if (A.ArgKind != LinkArg::Kind::File &&
-              A.ArgKind != LinkArg::Kind::Library)
+              A.ArgKind != LinkArg::Kind::Library &&
+              A.ArgKind != LinkArg::Kind::ForceLoad)
             continue;
           for (size_t I = 0; I < Mine.Args.size(); ++I) {
             if (Used[I] || Mine.Args[I].ArgKind != A.ArgKind ||
@@ -939,7 +1338,14 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
             break;
           }
         }
-        if (!Asked) {
+        if (Ld64) {
+          Asked = LinkFlavor::LD64;
+          L.FlavorReason =
+              formatv("{0} runs {1} for an Apple target",
+                      sys::path::filename(L.Program),
+                      sys::path::filename((*Line)[0]))
+                  .str();
+        } else if (!Asked) {
           auto F = flavorOfLinkerName((*Line)[0]);
           Asked = F;
           L.FlavorReason =
@@ -967,7 +1373,21 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
                 .str());
       }
     }
-    if (!Queried) {
+    if (!Queried && Ld64) {
+      if (Error E = P64.parse(V.Words, V.WordToken, true))
+        return E;
+      P64.SawDylib |= V.Shared;
+      P64.SawBundle |= V.Bundle;
+      P64.SawStatic |= V.Static;
+      Asked = LinkFlavor::LD64;
+      L.FlavorReason = formatv("{0} targets an Apple platform",
+                               sys::path::filename(L.Program))
+                           .str();
+      L.Approximations.push_back(
+          "the driver's implicit inputs (-lSystem, the SDK's directories) "
+          "are not read: references nothing on the line defines are assumed "
+          "to come from them");
+    } else if (!Queried) {
       if (Error E = P.parse(V.Words, V.WordToken, true))
         return E;
       if (V.Shared)
@@ -986,7 +1406,10 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
     }
     if (V.Output != "a.out" || L.Output == "a.out")
       L.Output = V.Output;
-    P.finish(V.Static && !V.StaticPie);
+    if (Ld64)
+      P64.finish();
+    else
+      P.finish(V.Static && !V.StaticPie);
     L.Flavor = Asked.value_or(LinkFlavor::GNU);
     if (L.FlavorReason.empty())
       L.FlavorReason = formatv("{0} links with GNU ld by default",
@@ -994,6 +1417,16 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
                            .str();
   }
   if (Opts.Flavor) {
+    // ld64's words are not GNU ld's: the flavor of a line is its own.
+    if ((*Opts.Flavor == LinkFlavor::LD64) != L.isMachO())
+      return makeError(
+          L.isMachO()
+              ? formatv("--flavor {0}: the command is an ld64 link (Mach-O); "
+                        "its archives are resolved as lld does already",
+                        toString(*Opts.Flavor))
+                    .str()
+              : "--flavor ld64: the command is not an ld64 link (no -arch, "
+                "no Apple target)");
     L.Flavor = *Opts.Flavor;
     L.FlavorReason = "--flavor";
   }

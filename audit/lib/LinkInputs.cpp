@@ -13,6 +13,16 @@
 // are asked for (`-print-search-dirs`, `ld --verbose`) the first time a
 // library is not found in the -L directories.
 //
+// ld64 searches its own way: -L directories then /usr/lib and
+// /usr/local/lib (under -syslibroot; -Z drops them), and in each directory
+// libNAME.tbd, libNAME.dylib, libNAME.so, then libNAME.a
+// (-search_dylibs_first: every directory for a dylib before any for an
+// archive); -framework NAME is NAME.framework/NAME(.tbd) in the -F
+// directories, then /Library/Frameworks and /System/Library/Frameworks.
+// -force_load and -all_load read archives whole. Its inputs are Mach-O (the
+// -arch slice of a universal file) and text stubs; there are no input
+// scripts.
+//
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/LinkModel.h"
 
@@ -56,15 +66,23 @@ public:
     for (size_t I = 0; I < L.Args.size(); ++I) {
       const LinkArg &A = L.Args[I];
       switch (A.ArgKind) {
-      case K::File: {
+      case K::File:
+      case K::ForceLoad: {
         std::string Path = A.Value;
         if (!sys::path::is_absolute(Path))
           Path = joinPath(L.Cwd, Path);
-        if (Error E = addFile(Path, A.Value, int(I), S, Group, Lazy, "", 0))
+        ReadState FS = S;
+        FS.Whole |= A.ArgKind == K::ForceLoad;
+        if (Error E = addFile(Path, A.Value, int(I), FS, Group, Lazy, "", 0))
           return E;
         break;
       }
       case K::Library: {
+        if (L.isMachO()) {
+          if (Error E = addMachOLibrary(A.Value, int(I), S))
+            return E;
+          break;
+        }
         std::string Written = "-l" + A.Value;
         auto Path = findLibrary(A.Value, S.Static);
         if (!Path) {
@@ -106,6 +124,96 @@ public:
   std::vector<LinkInput> Out;
 
 private:
+  // --- ld64 -------------------------------------------------------------
+
+  /// A directory as ld64 reads it: an absolute one under -syslibroot when
+  /// it is there.
+  std::string underRoot(StringRef D) const {
+    if (L.Sysroot.empty() || !sys::path::is_absolute(D))
+      return D.str();
+    std::string R = L.Sysroot + D.str();
+    return sys::fs::is_directory(R) ? R : D.str();
+  }
+
+  std::vector<std::string> machODirs(const std::vector<std::string> &Given,
+                                     std::initializer_list<StringRef> Defaults) {
+    std::vector<std::string> Dirs;
+    for (const std::string &D : Given)
+      Dirs.push_back(underRoot(D));
+    if (!L.NoDefaultSearchDirs)
+      for (StringRef D : Defaults)
+        Dirs.push_back(L.Sysroot + D.str());
+    return Dirs;
+  }
+
+  std::optional<std::string> findMachOLibrary(StringRef Name) {
+    if (Name.consume_front("framework:")) {
+      for (const std::string &D :
+           machODirs(L.FrameworkDirs,
+                     {"/Library/Frameworks", "/System/Library/Frameworks"})) {
+        std::string Base = joinPath(D, (Name + ".framework/" + Name).str());
+        if (isFile(Base + ".tbd"))
+          return Base + ".tbd";
+        if (isFile(Base))
+          return Base;
+      }
+      return std::nullopt;
+    }
+    std::vector<std::string> Dirs =
+        machODirs(L.SearchDirs, {"/usr/lib", "/usr/local/lib"});
+    auto Dylib = [&](const std::string &D) -> std::optional<std::string> {
+      for (StringRef Ext : {".tbd", ".dylib", ".so"}) {
+        std::string P = joinPath(D, ("lib" + Name + Ext).str());
+        if (isFile(P))
+          return P;
+      }
+      return std::nullopt;
+    };
+    auto Static = [&](const std::string &D) -> std::optional<std::string> {
+      std::string P = joinPath(D, ("lib" + Name + ".a").str());
+      if (isFile(P))
+        return P;
+      return std::nullopt;
+    };
+    if (L.SearchDylibsFirst) {
+      for (const std::string &D : Dirs)
+        if (auto P = Dylib(D))
+          return P;
+      for (const std::string &D : Dirs)
+        if (auto P = Static(D))
+          return P;
+      return std::nullopt;
+    }
+    for (const std::string &D : Dirs) {
+      if (auto P = Dylib(D))
+        return P;
+      if (auto P = Static(D))
+        return P;
+    }
+    return std::nullopt;
+  }
+
+  Error addMachOLibrary(StringRef Value, int Arg, ReadState S) {
+    bool Framework = Value.starts_with("framework:");
+    std::string Written = Framework
+                              ? ("-framework " + Value.drop_front(10)).str()
+                              : ("-l" + Value).str();
+    if (auto Path = findMachOLibrary(Value))
+      return addFile(*Path, Written, Arg, S, -1, false, "", 0);
+    LinkInput In;
+    In.AsWritten = Written;
+    In.Arg = Arg;
+    In.Missing =
+        Framework ? formatv("framework not found {0}", Value.drop_front(10))
+                        .str()
+                  : formatv("library not found for {0}", Written).str();
+    if (L.Sysroot.empty())
+      In.Missing += " (no SDK: give the driver -isysroot SDK, or ld64 "
+                    "-syslibroot SDK, for the system libraries)";
+    Out.push_back(std::move(In));
+    return Error::success();
+  }
+
   std::optional<std::string> findIn(const std::vector<std::string> &Dirs,
                                     StringRef Name, bool Static) {
     for (const std::string &D : Dirs) {
@@ -168,21 +276,36 @@ private:
     if (!Buf)
       return Buf.takeError();
     DetectedKind DK = detectKind((*Buf)->getMemBufferRef());
-    if (DK == DetectedKind::Unknown)
-      return addScript(Path, (*Buf)->getBuffer(), Written, Arg, S, Group,
-                       Lazy, Depth);
-    if (DK == DetectedKind::MachO || DK == DetectedKind::MachOUniversal)
-      return createStringError(inconvertibleErrorCode(),
-                               "%s: Mach-O inputs: ld64 links are not "
-                               "modelled by `aoti-audit link`",
-                               Path.c_str());
+    bool MachOFile =
+        DK == DetectedKind::MachO || DK == DetectedKind::MachOUniversal;
+    if (L.isMachO()) {
+      if (DK == DetectedKind::Unknown || DK == DetectedKind::ELF)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "%s: %s on an ld64 (Mach-O) link line", Path.c_str(),
+            DK == DetectedKind::ELF ? "an ELF file"
+                                    : "neither Mach-O nor an archive");
+    } else {
+      if (DK == DetectedKind::Unknown)
+        return addScript(Path, (*Buf)->getBuffer(), Written, Arg, S, Group,
+                         Lazy, Depth);
+      if (MachOFile)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "%s: a Mach-O file on a GNU ld / lld (ELF) link line; an ld64 "
+            "line names its -arch or an Apple -target",
+            Path.c_str());
+    }
     Buf->reset();
-    auto File = readInput(Path);
+    ReadOptions RO;
+    RO.Arch = L.Arch;
+    auto File = readInput(Path, RO);
     if (!File)
       return File.takeError();
     if (File->Ar) {
       In.InputKind = LinkInput::Kind::Archive;
       In.Ar = std::move(File->Ar);
+      In.WholeArchive |= L.AllLoad;
     } else {
       FileKind FK = File->Bin->kind();
       if (FK == FileKind::Relocatable)

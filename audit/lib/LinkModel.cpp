@@ -31,6 +31,18 @@
 // default script keeps; an unreferenced definition is gone from the output,
 // and an undefined reference only from dead sections is no error.
 //
+// ld64 (and ld64.lld). Archives as lld, except that a weak reference also
+// loads a member. The entry point (_main) is a reference like -u. Dylibs on
+// the line only define (their own imports are bound by dyld, two-level). An
+// executable, dylib or bundle exports every global that is not a private
+// external (N_PEXT, hidden visibility), unless -exported_symbol(s_list)
+// leaves it out, -unexported_symbol(s_list) names it or
+// -no_exported_symbols. Undefined references are errors for every output
+// kind unless -undefined says otherwise (-U NAME for one name). -dead_strip
+// works on atoms (the objects' subsections via symbols); its roots are the
+// entry point, -u, the export list's names, and -- for a dylib or bundle, or
+// an executable linked -export_dynamic -- every exported global.
+//
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/LinkModel.h"
 
@@ -126,6 +138,16 @@ bool isLinkerDefined(StringRef N) {
          N.starts_with("__stop_");
 }
 
+/// What ld64 and ld64.lld define themselves.
+bool isLd64Defined(StringRef N) {
+  static const StringSet<> Names = {
+      "__mh_execute_header", "__mh_dylib_header", "__mh_bundle_header",
+      "___dso_handle", "__dyld_private", "dyld_stub_binder"};
+  return Names.contains(N) || N.starts_with("section$start$") ||
+         N.starts_with("section$end$") || N.starts_with("segment$start$") ||
+         N.starts_with("segment$end$") || N.starts_with("_objc_msgSend$");
+}
+
 bool isExportableDefinition(const Symbol &S) {
   return S.isExportedDefinition() && !S.VersionHidden;
 }
@@ -150,6 +172,9 @@ SymbolVisibility stricter(SymbolVisibility A, SymbolVisibility B) {
 
 /// The parsed export/local lists of a command line.
 struct ExportLists {
+  // ld64: -exported_symbol(s_list), -unexported_symbol(s_list).
+  bool HasExportList = false;
+  SymbolPatternList Exported, Unexported;
   std::vector<VersionScript> VersionScripts;
   SymbolPatternList ExportSymbols; // --export-dynamic-symbol
   std::vector<SymbolPatternList> ExportSymbolLists; // ...-symbol-list
@@ -165,8 +190,35 @@ Expected<std::string> readText(StringRef Path) {
   return (*Buf)->getBuffer().str();
 }
 
+/// An ld64 symbol list: one name or glob a line, `#` comments.
+Error readLd64List(StringRef Path, SymbolPatternList &Into) {
+  auto T = readText(Path);
+  if (!T)
+    return T.takeError();
+  SmallVector<StringRef, 64> Lines;
+  StringRef(*T).split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    Line = Line.take_until([](char C) { return C == '#'; }).trim();
+    if (!Line.empty())
+      Into.add(Line, false);
+  }
+  return Error::success();
+}
+
 Expected<ExportLists> readExportLists(const LinkCommandLine &L) {
   ExportLists E;
+  E.HasExportList =
+      !L.ExportedSymbols.empty() || !L.ExportedSymbolsLists.empty();
+  for (const std::string &G : L.ExportedSymbols)
+    E.Exported.add(G, false);
+  for (const std::string &P : L.ExportedSymbolsLists)
+    if (Error Err = readLd64List(P, E.Exported))
+      return Err;
+  for (const std::string &G : L.UnexportedSymbols)
+    E.Unexported.add(G, false);
+  for (const std::string &P : L.UnexportedSymbolsLists)
+    if (Error Err = readLd64List(P, E.Unexported))
+      return Err;
   for (const std::string &P : L.VersionScripts) {
     auto T = readText(P);
     if (!T)
@@ -227,10 +279,13 @@ public:
         if (Error E = rescanGroup(I))
           return E;
     }
-    if (F == LinkFlavor::LLD)
+    if (F != LinkFlavor::GNU)
       for (const std::string &U : L.Undefined)
         if (Error E = addUndefinedOption(U))
           return E;
+    if (F == LinkFlavor::LD64 && executableOutput())
+      if (Error E = addUndefinedOption(entry(), /*Entry=*/true))
+        return E;
     finish();
     return std::move(R);
   }
@@ -375,10 +430,13 @@ private:
     S.Visibility = stricter(S.Visibility, U.Visibility);
     if (U.isWeak()) {
       S.WeakRefs.push_back(Obj);
+      // ld64 loads an archive member for a weak reference too.
+      if (F == LinkFlavor::LD64 && S.St == LinkSymbol::State::Lazy)
+        return extractLazy(Idx);
       return Error::success();
     }
     S.StrongRefs.push_back({Obj, -1, false});
-    if (F == LinkFlavor::LLD && S.St == LinkSymbol::State::Lazy)
+    if (F != LinkFlavor::GNU && S.St == LinkSymbol::State::Lazy)
       return extractLazy(Idx);
     return Error::success();
   }
@@ -399,7 +457,7 @@ private:
       return Error::success();
     S.LazyInput = int(I);
     S.LazyMember = M;
-    if (S.hasStrongRef())
+    if (S.hasStrongRef() || (F == LinkFlavor::LD64 && !S.WeakRefs.empty()))
       return loadObject(I, M, whyFrom(S));
     S.St = LinkSymbol::State::Lazy;
     return Error::success();
@@ -486,12 +544,12 @@ private:
     return Error::success();
   }
 
-  Error addUndefinedOption(StringRef Name) {
+  Error addUndefinedOption(StringRef Name, bool Entry = false) {
     unsigned Idx = sym(Name);
     LinkSymbol &S = R.Symbols[Idx];
-    S.UndefinedOption = true;
+    S.UndefinedOption |= !Entry;
     S.StrongRefs.push_back({-1, -1, true});
-    if (F == LinkFlavor::LLD && S.St == LinkSymbol::State::Lazy)
+    if (F != LinkFlavor::GNU && S.St == LinkSymbol::State::Lazy)
       return extractLazy(Idx);
     return Error::success();
   }
@@ -522,6 +580,27 @@ private:
   }
 
   void loadShared(unsigned I) {
+    if (F == LinkFlavor::LD64) {
+      // A dylib's imports are dyld's business (two-level, by ordinal): for
+      // ld64 it only defines.
+      R.Read[I] = R.Needed[I] = true;
+      for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
+        if (!D.Defined || D.isLocal() || D.Name.empty())
+          continue;
+        LinkSymbol &S = R.Symbols[sym(D.Name)];
+        S.SharedDefs.push_back(int(I));
+        if (S.St == LinkSymbol::State::Undefined) {
+          S.St = LinkSymbol::State::Shared;
+          S.SharedDefiner = int(I);
+        } else if (S.St == LinkSymbol::State::Lazy && !D.isWeak()) {
+          // ld64.lld: a dylib's definition takes the name from an archive
+          // member nothing has loaded yet.
+          S.St = LinkSymbol::State::Shared;
+          S.SharedDefiner = int(I);
+        }
+      }
+      return;
+    }
     if (F == LinkFlavor::GNU && In[I].AsNeeded && !neededNow(I))
       return; // dropped: its symbols never enter the table
     R.Read[I] = true;
@@ -559,7 +638,74 @@ private:
     return L.DriverQueried || L.Kind == LinkCommandKind::Linker;
   }
 
+  bool executableOutput() const {
+    return L.OutputKind == LinkOutputKind::Executable ||
+           L.OutputKind == LinkOutputKind::PIE;
+  }
+
+  std::string entry() const {
+    if (!L.Entry.empty())
+      return L.Entry;
+    return F == LinkFlavor::LD64 ? "_main" : "_start";
+  }
+
+  /// ld64: what keeps Name out of the export trie, if anything.
+  LinkSymbol::Local ld64Unexported(StringRef Name) const {
+    if (L.NoExportedSymbols ||
+        (Lists.HasExportList && !Lists.Exported.matches(Name)))
+      return LinkSymbol::Local::ExportList;
+    if (Lists.Unexported.matches(Name))
+      return LinkSymbol::Local::Unexported;
+    return LinkSymbol::Local::No;
+  }
+
+  void finishLd64() {
+    R.OutputKind = L.OutputKind;
+    R.Dynamic = L.OutputKind != LinkOutputKind::StaticExecutable;
+    bool Shared = L.OutputKind == LinkOutputKind::SharedLibrary;
+    for (LinkSymbol &S : R.Symbols) {
+      if (S.St != LinkSymbol::State::Defined)
+        continue;
+      if (S.Visibility == SymbolVisibility::Hidden ||
+          S.Visibility == SymbolVisibility::Internal)
+        S.MadeLocal = LinkSymbol::Local::Visibility;
+      else
+        S.MadeLocal = ld64Unexported(S.Name);
+      if (R.Dynamic && S.MadeLocal == LinkSymbol::Local::No)
+        S.Exported = Shared ? LinkSymbol::Export::SharedOutput
+                            : LinkSymbol::Export::AllGlobals;
+    }
+    std::set<unsigned> LiveUndefined;
+    if (L.GcSections)
+      collectGarbage(LiveUndefined);
+    if (L.UndefinedTreatment != "error" || !implicitInputsRead())
+      return;
+    StringSet<> Allowed;
+    for (const std::string &N : L.AllowedUndefined)
+      Allowed.insert(N);
+    for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
+      const LinkSymbol &S = R.Symbols[Idx];
+      if (S.St != LinkSymbol::State::Undefined &&
+          S.St != LinkSymbol::State::Lazy)
+        continue;
+      if (isLd64Defined(S.Name) || Allowed.contains(S.Name))
+        continue;
+      if (L.GcSections && !LiveUndefined.count(Idx) &&
+          !(executableOutput() && S.Name == entry()))
+        continue;
+      for (const SymbolRef &Ref : S.StrongRefs) {
+        if (Ref.Object >= 0 || Ref.Option) {
+          R.Undefined.push_back({S.Name, Ref.Object, -1,
+                                 Ref.Object < 0 /*-u or the entry point*/});
+          break;
+        }
+      }
+    }
+  }
+
   void finish() {
+    if (F == LinkFlavor::LD64)
+      return finishLd64();
     // lld decides DT_NEEDED of an --as-needed library at the end.
     if (F == LinkFlavor::LLD)
       for (const LinkSymbol &S : R.Symbols)
@@ -785,15 +931,29 @@ private:
         if (OS->Sections[S].Root)
           Mark(O, S);
     }
-    std::string Entry = L.Entry.empty() ? "_start" : L.Entry;
-    MarkSymbol(Entry);
-    if (!implicitInputsRead())
-      MarkSymbol("main");
-    for (const LinkSymbol &S : R.Symbols)
-      if (S.St == LinkSymbol::State::Defined &&
-          ((R.Dynamic && S.Exported != LinkSymbol::Export::No) ||
-           S.UndefinedOption))
-        MarkSymbol(S.Name);
+    if (F == LinkFlavor::LD64) {
+      // ld64: the export list's names are roots; every exported global is
+      // one only for a dylib or bundle, or with -export_dynamic.
+      if (executableOutput())
+        MarkSymbol(entry());
+      bool ExternsAreRoots =
+          !executableOutput() || L.ExportDynamic || W.ExportDynamic;
+      for (const LinkSymbol &S : R.Symbols)
+        if (S.St == LinkSymbol::State::Defined &&
+            (S.UndefinedOption ||
+             (Lists.HasExportList && Lists.Exported.matches(S.Name)) ||
+             (ExternsAreRoots && S.Exported != LinkSymbol::Export::No)))
+          MarkSymbol(S.Name);
+    } else {
+      MarkSymbol(entry());
+      if (!implicitInputsRead())
+        MarkSymbol("main");
+      for (const LinkSymbol &S : R.Symbols)
+        if (S.St == LinkSymbol::State::Defined &&
+            ((R.Dynamic && S.Exported != LinkSymbol::Export::No) ||
+             S.UndefinedOption))
+          MarkSymbol(S.Name);
+    }
 
     while (!Work.empty()) {
       auto [Obj, Sec] = Work.back();

@@ -135,8 +135,11 @@ Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
 
 Expected<ObjectSections> readObjectSections(MemoryBufferRef Buf,
                                             StringRef Name) {
-  if (detectKind(Buf) != DetectedKind::ELF)
-    return sectionsError(Name, "--gc-sections is modelled for ELF objects only");
+  DetectedKind K = detectKind(Buf);
+  if (K == DetectedKind::MachO)
+    return readMachOSections(Buf, Name);
+  if (K != DetectedKind::ELF)
+    return sectionsError(Name, "not an ELF or Mach-O object");
   auto [Class, Data] = getElfArchType(Buf.getBuffer());
   if (Class == ELF::ELFCLASS64 && Data == ELF::ELFDATA2LSB)
     return readELFSections<ELF64LE>(Buf, Name);

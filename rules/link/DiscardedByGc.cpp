@@ -29,6 +29,17 @@ void LinkDiscardedByGc::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.objectName(F.Result, Q.Object);
+    if (F.Line.isMachO()) {
+      Fd.Message = formatv("{0} from {1} is linked, then removed by "
+                           "-dead_strip: nothing live refers to it, and a "
+                           "main executable's globals are not dead-strip "
+                           "roots without -export_dynamic",
+                           linkfix::quote(Q.Name), Fd.File)
+                       .str();
+      Fd.Fix = linkfix::exportDynamic(F);
+      Out.push_back(std::move(Fd));
+      continue;
+    }
     Fd.Message = formatv("{0} from {1} is linked, then removed by "
                          "--gc-sections: nothing live refers to it and it is "
                          "not exported",

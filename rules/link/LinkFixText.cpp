@@ -55,6 +55,17 @@ std::string wholeArchive(const LinkFacts &F, int Input) {
                    F.Request.Context.Target, Lib)
         .str();
   }
+  if (F.Line.isMachO()) {
+    std::string Path = F.displayPath(I.Path);
+    if (F.Line.isDriver())
+      return formatv("link it with `-Wl,-force_load,{0}` in place of {1} "
+                     "(Xcode: OTHER_LDFLAGS; Bazel: alwayslink = True)",
+                     Path, quote(W))
+          .str();
+    return formatv("link it with `-force_load {0}` in place of {1}", Path,
+                   quote(W))
+        .str();
+  }
   std::string Where;
   if (!I.Script.empty())
     Where = formatv(" (it comes from the input script {0})",
@@ -77,6 +88,21 @@ std::string exportDynamic(const LinkFacts &F) {
                            ? "link dynamically (drop `-static`: a static "
                              "executable has no dynamic symbol table), then "
                            : "";
+  if (F.Line.isMachO()) {
+    // ld64 exports every global already; what loses them is -dead_strip.
+    if (isCMake(F))
+      return formatv("target_link_options({0} PRIVATE "
+                     "\"LINKER:-export_dynamic\") (with -dead_strip, a main "
+                     "executable's globals are roots only then)",
+                     F.Request.Context.Target)
+          .str();
+    std::string Flag = F.Line.isDriver() ? "-Wl,-export_dynamic"
+                                         : "-export_dynamic";
+    return formatv("add `{0}` (with -dead_strip, a main executable's "
+                   "globals are roots only then), or drop -dead_strip",
+                   Flag)
+        .str();
+  }
   if (isCMake(F))
     return formatv("{0}set_target_properties({1} PROPERTIES ENABLE_EXPORTS "
                    "ON) (adds -rdynamic), or export only the shims: "
@@ -103,7 +129,12 @@ std::string pullInAndExport(const LinkFacts &F, int Input) {
 }
 
 std::string linkerName(const LinkFacts &F) {
-  return F.Line.Flavor == LinkFlavor::LLD ? "ld.lld" : "GNU ld";
+  switch (F.Line.Flavor) {
+  case LinkFlavor::GNU: return "GNU ld";
+  case LinkFlavor::LLD: return "ld.lld";
+  case LinkFlavor::LD64: return "ld64";
+  }
+  return "the linker";
 }
 
 } // namespace aoti::rules::linkfix

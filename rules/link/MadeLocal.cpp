@@ -33,10 +33,17 @@ void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
     std::string Q1 = linkfix::quote(Q.Name);
     switch (Q.LocalBy) {
     case LinkSymbol::Local::Visibility:
-      Fd.Message = formatv("{0} has hidden visibility (in {1} or an object "
-                           "that refers to it): it stays out of .dynsym",
-                           Q1, Fd.File)
-                       .str();
+      Fd.Message =
+          F.Line.isMachO()
+              ? formatv("{0} is a private external (N_PEXT: hidden "
+                        "visibility, in {1} or an object that refers to "
+                        "it): it stays out of the export trie",
+                        Q1, Fd.File)
+                    .str()
+              : formatv("{0} has hidden visibility (in {1} or an object "
+                        "that refers to it): it stays out of .dynsym",
+                        Q1, Fd.File)
+                    .str();
       Fd.Fix = "give the shims default visibility: "
                "__attribute__((visibility(\"default\"))) on their "
                "declarations, or build the shim archive without "
@@ -63,6 +70,50 @@ void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
                        sys::path::filename(F.Inputs[Q.Input].Path))
                    .str();
       break;
+    case LinkSymbol::Local::ExportList: {
+      if (F.Line.NoExportedSymbols) {
+        Fd.Message = formatv("-no_exported_symbols keeps {0} (and every other "
+                             "global) out of the export trie",
+                             Q1)
+                         .str();
+        Fd.Fix = "drop -no_exported_symbols";
+        break;
+      }
+      std::string Lists;
+      for (const std::string &S : F.Line.ExportedSymbolsLists)
+        Lists += (Lists.empty() ? "" : ", ") + F.displayPath(S);
+      for (const std::string &S : F.Line.ExportedSymbols)
+        Lists += (Lists.empty() ? "-exported_symbol " : ", -exported_symbol ") +
+                 S;
+      Fd.Message = formatv("the export list ({0}) does not name {1}: ld64 "
+                           "makes it a private external",
+                           Lists, Q1)
+                       .str();
+      Fd.Fix = F.Line.ExportedSymbolsLists.empty()
+                   ? formatv("add `-exported_symbol '{0}'`",
+                             linkfix::prefixGlob(F))
+                         .str()
+                   : formatv("add the line `{0}` to {1}",
+                             linkfix::prefixGlob(F),
+                             F.displayPath(F.Line.ExportedSymbolsLists.front()))
+                         .str();
+      break;
+    }
+    case LinkSymbol::Local::Unexported: {
+      std::string Lists;
+      for (const std::string &S : F.Line.UnexportedSymbolsLists)
+        Lists += (Lists.empty() ? "" : ", ") + F.displayPath(S);
+      for (const std::string &S : F.Line.UnexportedSymbols)
+        Lists += (Lists.empty() ? "-unexported_symbol " : ", -unexported_symbol ") +
+                 S;
+      Fd.Message = formatv("{0} names {1}: ld64 makes it a private external",
+                           Lists, Q1)
+                       .str();
+      Fd.Fix = formatv("take the pattern that matches {0} out of {1}", Q1,
+                       Lists)
+                   .str();
+      break;
+    }
     case LinkSymbol::Local::No:
       continue;
     }

@@ -52,9 +52,9 @@ void LinkMemberNotPulledIn::check(const LinkFacts &F,
                              linkfix::quote(Q.Name), Written)
                          .str()
                    : formatv("nothing on the link line refers to {0}, and "
-                             "ld.lld links a member only to satisfy a "
+                             "{1} links a member only to satisfy a "
                              "reference",
-                             linkfix::quote(Q.Name))
+                             linkfix::quote(Q.Name), linkfix::linkerName(F))
                          .str();
       break;
     }

@@ -34,7 +34,7 @@ void LinkMultipleDefinition::check(const LinkFacts &F,
     Fd.Message = formatv("{0} is defined in both {1} and {2}; {3} stops with "
                          "\"{4}\"",
                          linkfix::quote(M.Symbol), A, B, linkfix::linkerName(F),
-                         F.Line.Flavor == LinkFlavor::LLD
+                         F.Line.Flavor != LinkFlavor::GNU
                              ? "duplicate symbol: " + M.Symbol
                              : "multiple definition of `" + M.Symbol + "'")
                      .str();

@@ -12,6 +12,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace llvm;
 using namespace aoti::audit;
 
@@ -31,6 +33,26 @@ void LinkUndefinedReference::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = U.Symbol;
     std::string Q = linkfix::quote(U.Symbol);
+    if (U.RequireDefined && F.Line.isMachO()) {
+      bool Entry = std::find(F.Line.Undefined.begin(), F.Line.Undefined.end(),
+                             U.Symbol) == F.Line.Undefined.end();
+      Fd.File = F.displayPath(F.Line.Output);
+      Fd.Message =
+          Entry ? formatv("nothing on the line defines the entry point {0}; "
+                          "ld64 stops with \"undefined symbol: {1}\"",
+                          Q, U.Symbol)
+                      .str()
+                : formatv("-u {0} names a symbol nothing on the line "
+                          "defines; ld64 stops with \"undefined symbol: "
+                          "{0}\"",
+                          U.Symbol)
+                      .str();
+      Fd.Fix = Entry ? "add the object that defines main, or link a -dylib "
+                       "or -bundle (or -e NAME for another entry point)"
+                     : "add what defines it, or drop the option";
+      Out.push_back(std::move(Fd));
+      continue;
+    }
     if (U.RequireDefined) {
       Fd.File = F.displayPath(F.Line.Output);
       Fd.Message = formatv("--require-defined={0} names a symbol nothing on "
@@ -47,10 +69,24 @@ void LinkUndefinedReference::check(const LinkFacts &F,
     Fd.Message = formatv("{0} refers to {1}, which nothing the link takes "
                          "defines; {2} stops with \"undefined {3}\"",
                          By, Q, linkfix::linkerName(F),
-                         F.Line.Flavor == LinkFlavor::LLD ? "symbol: " + U.Symbol
+                         F.Line.Flavor != LinkFlavor::GNU ? "symbol: " + U.Symbol
                                                           : "reference to `" +
                                                                 U.Symbol + "'")
                      .str();
+    if (F.Line.isMachO()) {
+      bool Plugin = F.Line.OutputKind == LinkOutputKind::Bundle ||
+                    F.Line.OutputKind == LinkOutputKind::SharedLibrary;
+      Fd.Fix = formatv("add the object or library that defines {0} to the "
+                       "link line{1}",
+                       Q,
+                       Plugin ? "; a model or plugin whose host defines it: "
+                                "link with `-undefined dynamic_lookup` (or "
+                                "`-bundle_loader HOST` for a bundle)"
+                              : "")
+                   .str();
+      Out.push_back(std::move(Fd));
+      continue;
+    }
     if (U.DefinedInInput >= 0) {
       std::string W = linkfix::quote(linkfix::written(F, U.DefinedInInput));
       Fd.Message += formatv(" ({0} defines it, but is read before the "

@@ -43,9 +43,11 @@ struct LinkArgs {
 constexpr const char *LinkHelp = R"(Predicts, before anything is linked or loaded, what a link line pulls in
 from its archives and what the output exports. The command is the one the
 build runs, after `--`: a compiler driver (g++, clang++, with -Wl, options and
-@response files) or a linker (ld, ld.lld). The real input files are read:
-objects, archives in command-line order, -l search, --whole-archive, groups,
--u, --as-needed, export flags, version scripts and --gc-sections.
+@response files) or a linker (ld, ld.lld, ld64.lld). The real input files are
+read: objects, archives in command-line order, -l search, --whole-archive,
+groups, -u, --as-needed, export flags, version scripts and --gc-sections; for
+Mach-O (ld64: -arch, an Apple -target) -force_load, -all_load, export lists,
+-dead_strip, -undefined and -bundle_loader.
 
 Required symbols (the shims) are every name under --prefix that the line's
 inputs define, or those of --require-from archives, a --require list, or
@@ -55,9 +57,9 @@ for this line, proved by replaying the link with the fix. Also reported: the
 strong duplicates the link hits, those force-linking would add, and undefined
 references.
 
-GNU ld's left-to-right archive rule and lld's remember-everything rule are
-both modelled; the flavor comes from the command (-fuse-ld=, the linker's
-name) unless --flavor says otherwise. A driver is asked for its implicit
+GNU ld's left-to-right archive rule and lld's (and ld64's) remember-everything
+rule are both modelled; the flavor comes from the command (-fuse-ld=, the
+linker's name, ld64's options) unless --flavor says otherwise. A driver is asked for its implicit
 inputs (`DRIVER -###`: crt files, default -L directories, libc, libstdc++,
 defaults such as --as-needed); --no-driver-query leaves them out.
 
@@ -66,6 +68,7 @@ Examples:
   aoti-audit link --require-from libshims.a -- clang++ -fuse-ld=lld main.o libshims.a
   aoti-audit link --plugin model.so --format json -- ld -o runner crt1.o main.o -lshims -lc
   aoti-audit link --plugin model.so --format sarif -- ld -o runner crt1.o main.o -lshims -lc
+  aoti-audit link -- clang++ -target arm64-apple-macos11 -isysroot SDK main.o libshims.a
   aoti-audit link --cmake-build-dir build
   aoti-audit link --ninja build runner
 
@@ -107,6 +110,7 @@ StringRef exportName(LinkSymbol::Export E) {
   case LinkSymbol::Export::ReferencedByShared: return "referenced-by-shared-library";
   case LinkSymbol::Export::DefinedByShared: return "defined-by-shared-library";
   case LinkSymbol::Export::SharedOutput: return "shared-library-output";
+  case LinkSymbol::Export::AllGlobals: return "all-globals";
   }
   return "";
 }
@@ -329,7 +333,10 @@ void printText(raw_ostream &OS, const LinkFacts &F,
     Members += O.Member >= 0;
   OS << formatv("\n  {0} rule ({1}); {2} input(s), {3} archive member(s) "
                 "pulled in; {4}, exports {5} name(s)\n",
-                L.Flavor == LinkFlavor::GNU ? "GNU ld" : "lld", L.FlavorReason,
+                L.Flavor == LinkFlavor::GNU   ? "GNU ld"
+                : L.Flavor == LinkFlavor::LLD ? "lld"
+                                              : "ld64",
+                L.FlavorReason,
                 F.Inputs.size(), Members, toString(R.OutputKind),
                 R.exportedNames().size());
 
@@ -406,8 +413,8 @@ CommandFn addLinkCommand(CLI::App &App) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Cmd->add_option("--flavor", Args->Flavor,
                   "Archive rule: gnu (ld.bfd, gold) or lld (lld, mold); "
-                  "default: from the command")
-      ->check(CLI::IsMember({"gnu", "lld"}));
+                  "ld64 for a Mach-O line; default: from the command")
+      ->check(CLI::IsMember({"gnu", "lld", "ld64"}));
   Cmd->add_option("--format", Args->Format, "Output format")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
@@ -445,8 +452,9 @@ CommandFn addLinkCommand(CLI::App &App) {
     Base.Parse.Cwd = Args->Cwd;
     Base.Parse.QueryDriver = !Args->NoDriverQuery;
     if (!Args->Flavor.empty())
-      Base.Parse.Flavor =
-          Args->Flavor == "lld" ? LinkFlavor::LLD : LinkFlavor::GNU;
+      Base.Parse.Flavor = Args->Flavor == "lld"    ? LinkFlavor::LLD
+                          : Args->Flavor == "ld64" ? LinkFlavor::LD64
+                                                   : LinkFlavor::GNU;
 
     std::vector<LinkRequest> Requests;
     bool FromCMake = !Args->CMakeBuildDir.empty();

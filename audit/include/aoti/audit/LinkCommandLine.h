@@ -32,8 +32,10 @@ namespace aoti::audit {
 
 /// How the linker treats archives. GNU ld (and gold) read the command line
 /// once, left to right; lld and mold remember every archive's symbols and
-/// resolve references to them from anywhere.
-enum class LinkFlavor : uint8_t { GNU, LLD };
+/// resolve references to them from anywhere. LD64 is Apple's ld64 and
+/// ld64.lld, which write Mach-O: archives as lld does, and their own
+/// options, library search, exports and dead-stripping.
+enum class LinkFlavor : uint8_t { GNU, LLD, LD64 };
 llvm::StringRef toString(LinkFlavor F);
 
 /// What ran the link: a compiler driver or the linker itself.
@@ -44,6 +46,7 @@ enum class LinkOutputKind : uint8_t {
   PIE,
   SharedLibrary,
   StaticExecutable, // nothing is exported: there is no dynamic symbol table
+  Bundle,           // Mach-O MH_BUNDLE (-bundle): a plugin, like a DSO
 };
 llvm::StringRef toString(LinkOutputKind K);
 
@@ -64,6 +67,7 @@ struct LinkArg {
     PopState,        // --pop-state
     LibStart,        // --start-lib (lld: objects that follow are lazy)
     LibEnd,
+    ForceLoad,       // ld64 -force_load PATH: the archive, every member
   };
   Kind ArgKind = Kind::File;
   std::string Value;
@@ -116,6 +120,25 @@ struct LinkCommandLine {
   /// --[no-]allow-shlib-undefined; unset: the default (error for executables).
   std::optional<bool> AllowShlibUndefined;
 
+  // --- ld64 (LinkFlavor::LD64) ---------------------------------------------
+  std::string Arch;                           // -arch
+  bool AllLoad = false;                       // -all_load
+  bool ObjC = false;                          // -ObjC
+  std::vector<std::string> ExportedSymbols;   // -exported_symbol (globs)
+  std::vector<std::string> ExportedSymbolsLists;
+  std::vector<std::string> UnexportedSymbols; // -unexported_symbol
+  std::vector<std::string> UnexportedSymbolsLists;
+  bool NoExportedSymbols = false;             // -no_exported_symbols
+  /// -undefined: "error" (the default), "warning", "suppress",
+  /// "dynamic_lookup".
+  std::string UndefinedTreatment = "error";
+  std::vector<std::string> AllowedUndefined;  // -U NAME
+  bool FlatNamespace = false;
+  std::string BundleLoader;                   // -bundle_loader
+  bool SearchDylibsFirst = false;
+  bool NoDefaultSearchDirs = false;           // -Z
+  std::vector<std::string> FrameworkDirs;     // -F
+
   /// Options read but not modelled ("--wrap=malloc", "-T script.ld").
   std::vector<std::string> Ignored;
   /// Where the model is an approximation for this command line.
@@ -125,6 +148,11 @@ struct LinkCommandLine {
 
   bool isDriver() const { return Kind != LinkCommandKind::Linker; }
   bool isShared() const { return OutputKind == LinkOutputKind::SharedLibrary; }
+  /// The output is Mach-O: the line is ld64's.
+  bool isMachO() const { return Flavor == LinkFlavor::LD64; }
+  /// Archives are remembered and members extracted for references from
+  /// anywhere on the line (lld, mold, ld64).
+  bool lazyArchives() const { return Flavor != LinkFlavor::GNU; }
 };
 
 struct LinkParseOptions {

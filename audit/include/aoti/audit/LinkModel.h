@@ -103,8 +103,18 @@ struct LinkSymbol {
     ReferencedByShared,  // a shared library on the line refers to it
     DefinedByShared,     // a shared library on the line defines it too
     SharedOutput,        // the output is a shared library
+    AllGlobals,          // ld64: every global of an executable or bundle
   };
-  enum class Local : uint8_t { No, Visibility, VersionScript, ExcludeLibs };
+  /// ld64: ExportList, -exported_symbol(s_list) leave it out (or
+  /// -no_exported_symbols); Unexported, -unexported_symbol(s_list) name it.
+  enum class Local : uint8_t {
+    No,
+    Visibility,
+    VersionScript,
+    ExcludeLibs,
+    ExportList,
+    Unexported,
+  };
 
   std::string Name;
   State St = State::Undefined;

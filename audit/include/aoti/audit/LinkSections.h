@@ -4,8 +4,9 @@
 // (the entry point, exported symbols, -u, sections the default linker script
 // KEEPs) through relocations. This is the one part of the static-link model
 // that needs more than symbol tables, so it reads sections and relocations
-// itself, only when a link uses --gc-sections. The ELF reader is
-// LinkSectionsELF.cpp; the graph below is format-neutral.
+// itself, only when a link uses --gc-sections (ld64: -dead_strip). The ELF
+// reader is LinkSectionsELF.cpp, the Mach-O one (atoms, not sections)
+// LinkSectionsMachO.cpp; the graph below is format-neutral.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_LINKSECTIONS_H
@@ -42,9 +43,14 @@ struct ObjectSections {
   llvm::StringMap<uint32_t> DefinedIn;
 };
 
-/// Reads the section graph of a relocatable object.
+/// Reads the section graph of a relocatable object (ELF, or Mach-O).
 llvm::Expected<ObjectSections> readObjectSections(llvm::MemoryBufferRef Object,
                                                   llvm::StringRef DisplayName);
+
+/// Mach-O: the atom graph ld64 dead-strips (LinkSectionsMachO.cpp); one
+/// Section per atom.
+llvm::Expected<ObjectSections> readMachOSections(llvm::MemoryBufferRef Object,
+                                                 llvm::StringRef DisplayName);
 
 /// The bytes of a file (Member < 0) or of member Member of an archive.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
