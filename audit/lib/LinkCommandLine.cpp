@@ -829,7 +829,7 @@ struct Ld64Parser {
     Into.push_back(absolute(Cwd, D));
   }
 
-  Error readFileList(StringRef Arg, int Tok, bool Written) {
+  Error readFileList(StringRef Arg, bool Written) {
     // -filelist FILE[,DIRNAME]: one path per line, relative to DIRNAME.
     auto [File, Dir] = Arg.split(',');
     std::string Path = absolute(Cwd, File);
@@ -848,7 +848,6 @@ struct Ld64Parser {
       // A word of the list is not a word of the command: not editable.
       add(LinkArg::Kind::File, P, -1, Written);
     }
-    (void)Tok;
     return Error::success();
   }
 
@@ -881,7 +880,7 @@ struct Ld64Parser {
         // The value word is the one a fix edits for -force_load.
         int ValTok = Tokens[I + 1];
         I += N;
-        if (Error E = valueOption(W, V, Tok, ValTok, Written))
+        if (Error E = valueOption(W, V, ValTok, Written))
           return E;
         continue;
       }
@@ -960,8 +959,8 @@ struct Ld64Parser {
     return true;
   }
 
-  Error valueOption(StringRef W, StringRef V, int Tok, int ValTok,
-                    bool Written) {
+  /// W and its value V; ValTok is V's word in LinkCommandLine::Argv.
+  Error valueOption(StringRef W, StringRef V, int ValTok, bool Written) {
     using K = LinkArg::Kind;
     if (W == "-o") L.Output = V.str();
     else if (W == "-arch") L.Arch = V.str();
@@ -976,10 +975,7 @@ struct Ld64Parser {
                                  V));
       L.UndefinedTreatment = V.str();
     } else if (W == "-force_load") {
-      // The token of the path: a fix keeps it, the word before is the flag.
-      L.Args.push_back({K::ForceLoad, V.str(), ValTok >= 0 ? ValTok : -1,
-                        Written});
-      (void)Tok;
+      add(K::ForceLoad, V, ValTok, Written);
     } else if (W == "-load_hidden") {
       add(K::File, V, ValTok, Written);
       L.Approximations.push_back(
@@ -1007,7 +1003,7 @@ struct Ld64Parser {
     } else if (W == "-unexported_symbols_list") {
       L.UnexportedSymbolsLists.push_back(absolute(Cwd, V));
     } else if (W == "-filelist") {
-      return readFileList(V, Tok, Written);
+      return readFileList(V, Written);
     } else if (W == "-alias" || W == "-alias_list") {
       L.Ignored.push_back((W + " " + V).str());
       L.Approximations.push_back(
