@@ -764,3 +764,24 @@ Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
 }
 
 } // namespace aoti::audit::detail
+
+namespace aoti::audit {
+
+std::string auditMachineArch() { return detail::processArch(); }
+
+Expected<std::vector<std::string>> universalArchs(StringRef Path) {
+  auto Buf = mapFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  std::vector<std::string> Out;
+  if (detectKind((*Buf)->getMemBufferRef()) != DetectedKind::MachOUniversal)
+    return Out;
+  auto UB = MachOUniversalBinary::create((*Buf)->getMemBufferRef());
+  if (!UB)
+    return fileError(Path, UB.takeError());
+  for (const MachOUniversalBinary::ObjectForArch &O : (*UB)->objects())
+    Out.push_back(O.getArchFlagName());
+  return Out;
+}
+
+} // namespace aoti::audit

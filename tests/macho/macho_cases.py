@@ -527,6 +527,62 @@ def fat_files(c):
     c.check_fails(hosts[0], only_x86, message="universal file has no arm64 slice")
 
 
+@case
+def universal_host_without_machine_slice(c):
+    """A universal host without the audit machine's slice, no --arch: every slice is audited."""
+    if oracle_machine() != "x86_64":
+        return  # the case is about a host with no slice for this machine
+    tbd = c.write("libSystem.watch.tbd", LIBSYSTEM_TBD.replace(
+        "[ arm64-macos, x86_64-macos ]", "[ arm64-macos, arm64_32-watchos ]"))
+    # arm64_32 (watchOS): the host exports the shims; arm64: it hides them.
+    objs = {}
+    for arch, target in (("arm64_32", "arm64_32-apple-watchos7"), ("arm64", "arm64-apple-macos11")):
+        for name, src in (("host", HOST_C), ("shims", SHIMS_C), ("plugin", PLUGIN_C)):
+            c.write(f"{name}.c", src)
+            o = c.path(f"{name}.{arch}.o")
+            c.sh("clang-19", "-target", target, "-c", "-O1", f"{name}.c", "-o", o)
+            objs[(name, arch)] = o
+    platform = {"arm64_32": ("watchos", "7.0"), "arm64": ("macos", "11.0")}
+    hosts, models = [], []
+    for arch in ("arm64_32", "arm64"):
+        plat, ver = platform[arch]
+        base = ["ld64.lld-19", "-arch", arch, "-platform_version", plat, ver, ver, tbd]
+        hide = ["-unexported_symbol", "_aoti_torch_*"] if arch == "arm64" else []
+        hosts.append(c.path(f"host.{arch}"))
+        c.sh(*base, objs[("host", arch)], objs[("shims", arch)], *hide, "-o", hosts[-1])
+        models.append(c.path(f"model.{arch}.so"))
+        c.sh(*base, "-bundle", "-undefined", "dynamic_lookup", objs[("plugin", arch)], "-o",
+             models[-1])
+    host, model = c.path("host.watchfat"), c.path("model.watchfat.so")
+    c.sh("llvm-lipo-19", "-create", *hosts, "-output", host)
+    c.sh("llvm-lipo-19", "-create", *models, "-output", model)
+    r = c.check(host, model, rc=1)
+    slices = {s["arch"]: s for s in r.doc.get("slices", [])}
+    if sorted(slices) != ["arm64", "arm64_32"]:
+        raise Failure(f"expected both slices audited, got {sorted(slices)}")
+    status = lambda arch, name: next(x for x in slices[arch]["plugins"][0]["symbols"]
+                                     if x["name"] == name)
+    if status("arm64_32", SHIMS[0])["status"] != "bound":
+        raise Failure(f"arm64_32: {status('arm64_32', SHIMS[0])}")
+    if status("arm64", SHIMS[0]).get("reason") != "hidden":
+        raise Failure(f"arm64: {status('arm64', SHIMS[0])}")
+    if not all(f.get("arch") == "arm64" for f in r.doc["findings"]) or not r.doc["findings"]:
+        raise Failure(f"findings should all be the arm64 slice's: {r.doc['findings']}")
+    # --arch picks one slice: the arm64_32 one passes alone.
+    r = c.check(host, model, extra=("--arch", "arm64_32"), rc=0)
+    if "slices" in r.doc:
+        raise Failure("--arch audits one slice")
+    text = c.sh(c.args.audit, "check", "--host", host, model, ok=False).stdout
+    if "slice arm64_32" not in text or "slice arm64 " not in text:
+        raise Failure(f"text output names each slice: {text}")
+
+
+def oracle_machine():
+    import platform
+    m = platform.machine()
+    return {"AMD64": "x86_64", "aarch64": "arm64"}.get(m, m)
+
+
 # --- exact cases (yaml2obj) -------------------------------------------------
 
 def yaml_host(c):

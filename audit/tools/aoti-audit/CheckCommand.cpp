@@ -5,12 +5,15 @@
 #include "Sarif.h"
 
 #include "aoti/audit/Check.h"
+#include "aoti/audit/Reader.h"
 #include "aoti/rules/Rule.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 #include <CLI/CLI.hpp>
 
@@ -127,11 +130,7 @@ bool clean(const std::vector<Finding> &Fs, StringRef Plugin) {
   return true;
 }
 
-void printJson(const CheckFacts &F, const std::vector<Finding> &Fs,
-               const ActiveConfig &Config) {
-  json::Object Root;
-  Root["schema_version"] = 1;
-  Root["host"] = jsonText(F.Options.Host);
+json::Array pluginsJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
   json::Array Plugins;
   for (const PluginFacts &P : F.Plugins) {
     json::Object PO;
@@ -144,11 +143,45 @@ void printJson(const CheckFacts &F, const std::vector<Finding> &Fs,
     PO["symbols"] = std::move(Syms);
     Plugins.push_back(std::move(PO));
   }
-  Root["plugins"] = std::move(Plugins);
-  json::Array Findings;
-  for (const Finding &Fd : Fs)
-    Findings.push_back(findingJson(Fd));
+  return Plugins;
+}
+
+/// The audit of one slice of the host (the only one, for most hosts).
+struct SliceReport {
+  std::string Arch; // empty: not a per-slice audit
+  std::unique_ptr<CheckFacts> Facts;
+  std::vector<Finding> Findings;
+};
+
+/// One slice: the report as it has always been. Several (a universal host
+/// without the audit machine's slice): the first slice's plugins at the
+/// top, every slice's findings tagged with their "arch", and "slices".
+void printJson(const std::vector<SliceReport> &Rs, const ActiveConfig &Config) {
+  json::Object Root;
+  Root["schema_version"] = 1;
+  Root["host"] = jsonText(Rs.front().Facts->Options.Host);
+  Root["plugins"] = pluginsJson(*Rs.front().Facts, Rs.front().Findings);
+  json::Array Findings, Slices;
+  for (const SliceReport &R : Rs) {
+    json::Array Mine;
+    for (const Finding &Fd : R.Findings) {
+      json::Value V = findingJson(Fd);
+      if (!R.Arch.empty())
+        V.getAsObject()->try_emplace("arch", R.Arch);
+      Findings.push_back(V);
+      Mine.push_back(std::move(V));
+    }
+    if (R.Arch.empty())
+      continue;
+    json::Object S;
+    S["arch"] = R.Arch;
+    S["plugins"] = pluginsJson(*R.Facts, R.Findings);
+    S["findings"] = std::move(Mine);
+    Slices.push_back(std::move(S));
+  }
   Root["findings"] = std::move(Findings);
+  if (!Slices.empty())
+    Root["slices"] = std::move(Slices);
   if (Config.active())
     Root["config"] = Config.json();
   outs() << formatv("{0:2}", json::Value(std::move(Root))) << "\n";
@@ -267,54 +300,92 @@ CommandFn addCheckCommand(CLI::App &App) {
       printError(toString(Config.takeError()));
       return ExitBadInput;
     }
-    CheckOptions O;
-    O.Host = Args->Host;
-    O.Plugins = Args->Plugins;
-    O.Loader.Sysroot = Args->Sysroot;
-    O.Dyld.Sysroot = Args->Sysroot;
-    O.Arch = Args->Arch;
-    for (const std::string &E : Args->Env) {
-      // Each loader model takes the variables of its own loader.
-      if (Error Err = O.Loader.applyEnvironment(E)) {
-        printError(toString(std::move(Err)));
+    // A universal host without the audit machine's slice, and no --arch:
+    // every slice is audited, each on its own.
+    std::vector<std::string> Archs;
+    if (Args->Arch.empty()) {
+      auto Slices = universalArchs(Args->Host);
+      if (!Slices) {
+        printError(toString(Slices.takeError()));
         return ExitBadInput;
       }
-      cantFail(O.Dyld.applyEnvironment(E)); // same syntax, checked above
+      if (!Slices->empty() &&
+          std::find(Slices->begin(), Slices->end(), auditMachineArch()) ==
+              Slices->end())
+        Archs = *Slices;
     }
-    for (const std::string &D : Args->LibPath) {
-      O.Loader.LibraryPath.push_back(D);
-      O.Dyld.LibraryPath.push_back(D);
-    }
-    if (!Args->Prefixes.empty())
-      O.Prefixes = Args->Prefixes;
-    else if (!Config->prefixes().empty())
-      O.Prefixes = Config->prefixes();
-    O.All = Args->All;
-    O.Archives = Args->Archives;
-    O.Preloads = Args->Preloads;
-    O.Candidates = Args->Candidates;
+    bool PerSlice = !Archs.empty();
+    if (!PerSlice)
+      Archs.push_back(Args->Arch);
 
-    auto Facts = analyzeCheck(std::move(O));
-    if (!Facts) {
-      printError(toString(Facts.takeError()));
-      return ExitBadInput;
+    std::vector<SliceReport> Reports;
+    for (const std::string &Arch : Archs) {
+      CheckOptions O;
+      O.Host = Args->Host;
+      O.Plugins = Args->Plugins;
+      O.Loader.Sysroot = Args->Sysroot;
+      O.Dyld.Sysroot = Args->Sysroot;
+      O.Arch = Arch;
+      for (const std::string &E : Args->Env) {
+        // Each loader model takes the variables of its own loader.
+        if (Error Err = O.Loader.applyEnvironment(E)) {
+          printError(toString(std::move(Err)));
+          return ExitBadInput;
+        }
+        cantFail(O.Dyld.applyEnvironment(E)); // same syntax, checked above
+      }
+      for (const std::string &D : Args->LibPath) {
+        O.Loader.LibraryPath.push_back(D);
+        O.Dyld.LibraryPath.push_back(D);
+      }
+      if (!Args->Prefixes.empty())
+        O.Prefixes = Args->Prefixes;
+      else if (!Config->prefixes().empty())
+        O.Prefixes = Config->prefixes();
+      O.All = Args->All;
+      O.Archives = Args->Archives;
+      O.Preloads = Args->Preloads;
+      O.Candidates = Args->Candidates;
+
+      auto Facts = analyzeCheck(std::move(O));
+      if (!Facts) {
+        printError(toString(Facts.takeError()));
+        return ExitBadInput;
+      }
+      std::vector<Finding> Fs = rules::runCheckRules(**Facts);
+      Config->apply(Fs);
+      Reports.push_back(
+          {PerSlice ? Arch : "", std::move(*Facts), std::move(Fs)});
     }
-    std::vector<Finding> Fs = rules::runCheckRules(**Facts);
-    Config->apply(Fs);
+
     if (Args->Format == "json") {
-      printJson(**Facts, Fs, *Config);
+      printJson(Reports, *Config);
     } else if (Args->Format == "sarif") {
       SarifRun Run{"check", AOTI_VERSION};
       Config->addToSarif(Run);
-      printSarif(outs(), Fs, Run);
+      std::vector<Finding> All;
+      for (SliceReport &R : Reports)
+        for (Finding &Fd : R.Findings) {
+          if (!R.Arch.empty())
+            Fd.Message = "[" + R.Arch + " slice] " + Fd.Message;
+          All.push_back(Fd);
+        }
+      printSarif(outs(), All, Run);
     } else {
       bool Color = useColor(outs(), Args->Color);
-      printText(**Facts, Fs, Color);
+      for (const SliceReport &R : Reports) {
+        if (!R.Arch.empty())
+          outs() << formatv("slice {0} (the host has no {1} slice, so every "
+                            "slice is audited; --arch picks one)\n",
+                            R.Arch, auditMachineArch());
+        printText(*R.Facts, R.Findings, Color);
+      }
       Config->printText(outs(), Color);
     }
-    for (const Finding &Fd : Fs)
-      if (Fd.Sev == Severity::Error)
-        return ExitFindings;
+    for (const SliceReport &R : Reports)
+      for (const Finding &Fd : R.Findings)
+        if (Fd.Sev == Severity::Error)
+          return ExitFindings;
     return ExitOk;
   };
 }

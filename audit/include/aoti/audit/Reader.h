@@ -86,6 +86,14 @@ struct ReadOptions {
   std::string Arch;
 };
 
+/// The architectures of a universal (fat) Mach-O file, in slice order
+/// ("arm64", "x86_64"); empty for any other file.
+llvm::Expected<std::vector<std::string>> universalArchs(llvm::StringRef Path);
+
+/// The Mach-O name of the architecture of the machine running the audit:
+/// the slice a universal file is read for when no --arch is given.
+std::string auditMachineArch();
+
 /// Reads an ELF or Mach-O object, executable or shared library.
 llvm::Expected<std::unique_ptr<Binary>> readBinary(llvm::StringRef Path,
                                                    const ReadOptions &Opts = {});
