@@ -38,7 +38,8 @@
 // external (N_PEXT, hidden visibility), unless -exported_symbol(s_list)
 // leaves it out, -unexported_symbol(s_list) names it or
 // -no_exported_symbols. Undefined references are errors for every output
-// kind unless -undefined says otherwise (-U NAME for one name). -dead_strip
+// kind, weak references included, unless -undefined says otherwise (-U NAME
+// for one name). -dead_strip
 // works on atoms (the objects' subsections via symbols); its roots are the
 // entry point, -u, the export list's names, and -- for a dylib or bundle, or
 // an executable linked -export_dynamic -- every exported global.
@@ -693,13 +694,19 @@ private:
       if (L.GcSections && !LiveUndefined.count(Idx) &&
           !(executableOutput() && S.Name == entry()))
         continue;
+      bool Reported = false;
       for (const SymbolRef &Ref : S.StrongRefs) {
         if (Ref.Object >= 0 || Ref.Option) {
           R.Undefined.push_back({S.Name, Ref.Object, -1,
                                  Ref.Object < 0 /*-u or the entry point*/});
+          Reported = true;
           break;
         }
       }
+      // Unlike ELF, a weak reference (weak_import) must be defined somewhere
+      // on the line too: only dyld lets it bind to null.
+      if (!Reported && !S.WeakRefs.empty())
+        R.Undefined.push_back({S.Name, S.WeakRefs.front(), -1, false});
     }
   }
 
