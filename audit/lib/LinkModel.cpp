@@ -32,7 +32,8 @@
 // and an undefined reference only from dead sections is no error.
 //
 // ld64 (and ld64.lld). Archives as lld, except that a weak reference also
-// loads a member. The entry point (_main) is a reference like -u. Dylibs on
+// loads a member, and -ObjC loads every member with Objective-C classes,
+// categories or Swift code. The entry point (_main) is a reference like -u. Dylibs on
 // the line only define (their own imports are bound by dyld, two-level). An
 // executable, dylib or bundle exports every global that is not a private
 // external (N_PEXT, hidden visibility), unless -exported_symbol(s_list)
@@ -360,6 +361,9 @@ private:
         auto Any = scanArchive(I);
         return Any ? Error::success() : Any.takeError();
       }
+      if (F == LinkFlavor::LD64 && L.ObjC)
+        if (Error E = loadObjCMembers(I))
+          return E;
       return addLazyArchive(I);
     }
     return Error::success();
@@ -481,6 +485,51 @@ private:
           if (Error E = addLazy(S.Name, I, int(M)))
             return E;
       }
+    }
+    return Error::success();
+  }
+
+  /// ld64 -ObjC: members that define an Objective-C class, or hold a
+  /// category list or Swift code, are loaded whatever refers to them.
+  Error loadObjCMembers(unsigned I) {
+    const Archive &A = *In[I].Ar;
+    for (size_t M = 0; M < A.members().size(); ++M) {
+      if (taken(I, int(M)))
+        continue;
+      auto B = memberObject(I, int(M));
+      if (!B)
+        return B.takeError();
+      if (!*B)
+        continue;
+      bool ObjC = false;
+      for (const Symbol &S : (*B)->staticSymbols())
+        ObjC |= S.Defined && StringRef(S.Name).starts_with("_OBJC_CLASS_$_");
+      if (!ObjC) {
+        auto Bytes = readObjectBytes(In[I].Path, int(M));
+        Expected<ObjectSections> Secs =
+            Bytes ? readObjectSections((*Bytes)->getMemBufferRef(),
+                                       (*B)->path())
+                  : Expected<ObjectSections>(Bytes.takeError());
+        if (!Secs) {
+          R.Notes.push_back(formatv("-ObjC: {0}; its categories are not "
+                                    "looked for",
+                                    toString(Secs.takeError()))
+                                .str());
+          continue;
+        }
+        for (const ObjectSections::Section &S : Secs->Sections) {
+          StringRef N = S.Name;
+          ObjC |= N.ends_with(",__objc_catlist") ||
+                  N.ends_with(",__objc_nlcatlist") ||
+                  N.starts_with("__TEXT,__swift");
+        }
+      }
+      if (!ObjC)
+        continue;
+      Extraction X;
+      X.Reason = Extraction::Why::ObjC;
+      if (Error E = loadObject(I, int(M), X))
+        return E;
     }
     return Error::success();
   }

@@ -52,6 +52,14 @@ SOURCES = {
                    "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
     "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
                "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
+    # Objective-C members (as in a Metal backend's shims): a class, a category
+    "objc_class.m": "__attribute__((objc_root_class)) @interface ShimObj @end\n"
+                    "@implementation ShimObj @end\n"
+                    "int aoti_torch_objc(void) { return 7; }\n",
+    "objc_category.m": "__attribute__((objc_root_class)) @interface Base @end\n"
+                       "@interface Base (Shims)\n- (int)shim;\n@end\n"
+                       "@implementation Base (Shims)\n- (int)shim { return 1; }\n@end\n"
+                       "int aoti_torch_cat(void) { return 8; }\n",
 }
 
 LIBSYSTEM_TBD = """--- !tapi-tbd
@@ -61,7 +69,8 @@ install-name: '/usr/lib/libSystem.B.dylib'
 current-version: 1319
 exports:
   - targets: [ arm64-macos, x86_64-macos ]
-    symbols: [ dyld_stub_binder, _malloc, _free, _printf ]
+    symbols: [ dyld_stub_binder, _malloc, _free, _printf, __objc_empty_cache,
+               '_OBJC_CLASS_$_Base', '_OBJC_METACLASS_$_Base' ]
 ...
 """
 
@@ -112,6 +121,14 @@ CASES = [
     ("all-load", "-all_load: every member of every archive",
      ["main_plain.o", "-all_load", "libshims.a", "libhelper.a"],
      {"both": {"status": {"_aoti_torch_d": "exported"}, "ok": True}}),
+    ("objc-plain", "Objective-C members nothing refers to are left out",
+     ["main_plain.o", "libobjcshims.a"],
+     {"both": {"status": {"_aoti_torch_objc": "not-pulled-in",
+                          "_aoti_torch_cat": "not-pulled-in"}, "rules": ["AOTI201"]}}),
+    ("objc-flag", "-ObjC loads the members with a class or a category, not the others",
+     ["main_plain.o", "-ObjC", "libobjcshims.a"],
+     {"both": {"status": {"_aoti_torch_objc": "exported", "_aoti_torch_cat": "exported",
+                          "_aoti_torch_a": "not-pulled-in"}}}),
     ("undefined-option", "-u loads one member",
      ["main_plain.o", "-u", "_aoti_torch_d", "libshims.a"],
      {"both": {"status": {"_aoti_torch_d": "exported", "_aoti_torch_a": "not-pulled-in"}}}),
@@ -240,6 +257,7 @@ def build_fixtures(root):
         ar("libshims.a", "shim_a.o", "shim_b.o", "shim_c.o", "shim_d.o")
         ar("libhelper.a", "helper.o")
         ar("libhidden.a", "hidden.o")
+        ar("libobjcshims.a", "objc_class.o", "objc_category.o", "shim_a.o")
         for sub in ("shared", "static"):
             os.makedirs(os.path.join(d, sub))
             shutil.copy(os.path.join(d, "libshims.a"), os.path.join(d, sub, "libshims.a"))
@@ -269,7 +287,8 @@ def command(tc, words, out, d):
             continue
         if w in ("-dylib",):
             drv.append("-dynamiclib")
-        elif w in ("-dead_strip", "-export_dynamic", "-no_exported_symbols", "-all_load"):
+        elif w in ("-dead_strip", "-export_dynamic", "-no_exported_symbols", "-all_load",
+                   "-ObjC"):
             drv.append("-Wl," + w)
         else:
             drv.append(w)

@@ -94,6 +94,7 @@ StringRef whyName(Extraction::Why W) {
   switch (W) {
   case Extraction::Why::CommandLine: return "command-line";
   case Extraction::Why::WholeArchive: return "whole-archive";
+  case Extraction::Why::ObjC: return "objc";
   case Extraction::Why::Reference: return "reference";
   case Extraction::Why::SharedReference: return "shared-library-reference";
   case Extraction::Why::UndefinedOption: return "undefined-option";

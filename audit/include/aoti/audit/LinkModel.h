@@ -70,6 +70,8 @@ struct Extraction {
     Reference,        // a regular object referred to a symbol it defines
     SharedReference,  // a shared library on the line referred to it
     UndefinedOption,  // -u / --undefined / --require-defined
+    ObjC,             // ld64 -ObjC: the member holds Objective-C classes,
+                      // categories or Swift code
   };
   Why Reason = Why::CommandLine;
   std::string Symbol;
