@@ -505,11 +505,8 @@ private:
       for (const Symbol &S : (*B)->staticSymbols())
         ObjC |= S.Defined && StringRef(S.Name).starts_with("_OBJC_CLASS_$_");
       if (!ObjC) {
-        auto Bytes = readObjectBytes(In[I].Path, int(M));
-        Expected<ObjectSections> Secs =
-            Bytes ? readObjectSections((*Bytes)->getMemBufferRef(),
-                                       (*B)->path())
-                  : Expected<ObjectSections>(Bytes.takeError());
+        // Read through the input's cache: -dead_strip walks the same graph.
+        auto Secs = memberSections(I, int(M), (*B)->path());
         if (!Secs) {
           R.Notes.push_back(formatv("-ObjC: {0}; its categories are not "
                                     "looked for",
@@ -517,7 +514,7 @@ private:
                                 .str());
           continue;
         }
-        for (const ObjectSections::Section &S : Secs->Sections) {
+        for (const ObjectSections::Section &S : (*Secs)->Sections) {
           StringRef N = S.Name;
           ObjC |= N.ends_with(",__objc_catlist") ||
                   N.ends_with(",__objc_nlcatlist") ||
@@ -922,31 +919,42 @@ private:
 
   // --- --gc-sections --------------------------------------------------------
 
-  const ObjectSections *sectionsOf(int Obj) {
-    const LinkedObject &O = R.Objects[Obj];
-    const LinkInput &I = In[O.Input];
-    size_t Slot = O.Member < 0 ? 0 : size_t(O.Member);
+  /// The section graph of an object on the line (Member < 0) or of an
+  /// archive member, read once and kept in the input (LinkInput::Sections).
+  /// Failures are not kept.
+  Expected<const ObjectSections *> memberSections(unsigned Input, int Member,
+                                                  StringRef Display) {
+    const LinkInput &I = In[Input];
+    size_t Slot = Member < 0 ? 0 : size_t(Member);
     if (I.Sections.size() <= Slot)
       I.Sections.resize(I.Ar ? I.Ar->members().size() : 1);
     if (!I.Sections[Slot]) {
-      auto Bytes = readObjectBytes(I.Path, O.Member);
-      Expected<ObjectSections> S =
-          Bytes ? readObjectSections((*Bytes)->getMemBufferRef(),
-                                     O.Bin->path())
-                : Expected<ObjectSections>(Bytes.takeError());
-      if (!S) {
-        R.Notes.push_back(formatv("--gc-sections: {0}; kept whole",
-                                  toString(S.takeError()))
-                              .str());
-        ObjectSections Whole;
-        Whole.Sections.push_back({"<unreadable>", true, false, {}, {}});
-        I.Sections[Slot] = std::move(Whole);
-        Unreadable.insert(Obj);
-      } else {
-        I.Sections[Slot] = std::move(*S);
-      }
+      auto Bytes = readObjectBytes(I.Path, Member);
+      if (!Bytes)
+        return Bytes.takeError();
+      auto S = readObjectSections((*Bytes)->getMemBufferRef(), Display);
+      if (!S)
+        return S.takeError();
+      I.Sections[Slot] = std::move(*S);
     }
     return &*I.Sections[Slot];
+  }
+
+  const ObjectSections *sectionsOf(int Obj) {
+    const LinkedObject &O = R.Objects[Obj];
+    auto S = memberSections(O.Input, O.Member, O.Bin->path());
+    if (S)
+      return *S;
+    R.Notes.push_back(
+        formatv("--gc-sections: {0}; kept whole", toString(S.takeError()))
+            .str());
+    ObjectSections Whole;
+    Whole.Sections.push_back({"<unreadable>", true, false, {}, {}});
+    const LinkInput &I = In[O.Input];
+    auto &Slot = I.Sections[O.Member < 0 ? 0 : size_t(O.Member)];
+    Slot = std::move(Whole);
+    Unreadable.insert(Obj);
+    return &*Slot;
   }
 
   void collectGarbage(std::set<unsigned> &LiveUndefined) {

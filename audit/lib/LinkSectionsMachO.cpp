@@ -21,6 +21,8 @@
 
 #include "aoti/audit/Reader.h"
 
+#include "MachONList.h"
+
 #include "llvm/BinaryFormat/MachO.h"
 #include "llvm/Object/MachO.h"
 
@@ -29,54 +31,20 @@
 
 using namespace llvm;
 using namespace llvm::object;
+using aoti::audit::detail::NList;
+using aoti::audit::detail::nlistName;
+using aoti::audit::detail::nlistOf;
 
 namespace aoti::audit {
-
-namespace {
-
-Error atomsError(StringRef Name, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Name.str().c_str(), Msg.str().c_str());
-}
-
-struct NList {
-  uint32_t StrX = 0;
-  uint8_t Type = 0, Sect = 0;
-  uint16_t Desc = 0;
-  uint64_t Value = 0;
-};
-
-NList nlistOf(const MachOObjectFile &O, DataRefImpl D) {
-  NList N;
-  if (O.is64Bit()) {
-    MachO::nlist_64 E = O.getSymbol64TableEntry(D);
-    N = {E.n_strx, E.n_type, E.n_sect, E.n_desc, E.n_value};
-  } else {
-    MachO::nlist E = O.getSymbolTableEntry(D);
-    N = {E.n_strx, E.n_type, E.n_sect, uint16_t(E.n_desc), E.n_value};
-  }
-  return N;
-}
-
-/// The name inside the string table, or empty when it lies outside it.
-StringRef nameOf(StringRef StrTab, uint32_t StrX) {
-  if (StrX >= StrTab.size())
-    return {};
-  StringRef Rest = StrTab.drop_front(StrX);
-  return Rest.take_until([](char C) { return C == '\0'; });
-}
-
-} // namespace
 
 Expected<ObjectSections> readMachOSections(MemoryBufferRef Buf,
                                            StringRef Name) {
   auto ObjOrErr = ObjectFile::createMachOObjectFile(Buf);
   if (!ObjOrErr)
-    return atomsError(Name, toString(ObjOrErr.takeError()));
+    return fileError(Name, toString(ObjOrErr.takeError()));
   const MachOObjectFile &O = **ObjOrErr;
   bool Split = O.getHeader().flags & MachO::MH_SUBSECTIONS_VIA_SYMBOLS;
   bool Arm64 = O.getHeader().cputype == MachO::CPU_TYPE_ARM64;
-  StringRef StrTab = O.getStringTableData();
 
   struct Sec {
     uint64_t Addr = 0, Size = 0;
@@ -171,9 +139,10 @@ Expected<ObjectSections> readMachOSections(MemoryBufferRef Buf,
         (N.Desc & (MachO::N_NO_DEAD_STRIP | MachO::REFERENCED_DYNAMICALLY)))
       Out.Sections[Atom].Root = true;
     if (External) {
-      StringRef SName = nameOf(StrTab, N.StrX);
-      if (SName.empty())
+      std::optional<StringRef> Found = nlistName(O, N);
+      if (!Found || Found->empty())
         continue;
+      StringRef SName = *Found;
       Info[I].Global = SName.str();
       bool Defined = T == MachO::N_SECT || T == MachO::N_ABS ||
                      (T == MachO::N_UNDF && N.Value != 0); // common

@@ -28,6 +28,8 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Reader.h"
 
+#include "MachONList.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -139,36 +141,6 @@ SymbolType typeOfAddress(const std::vector<SectionInfo> &Secs, uint64_t VA) {
 }
 
 /// One nlist entry, the same for 32- and 64-bit files.
-struct NList {
-  uint32_t Strx = 0;
-  uint8_t Type = 0, Sect = 0;
-  uint16_t Desc = 0;
-  uint64_t Value = 0;
-};
-
-NList nlistOf(const MachOObjectFile &Obj, DataRefImpl D) {
-  if (Obj.is64Bit()) {
-    MachO::nlist_64 N = Obj.getSymbol64TableEntry(D);
-    return {N.n_strx, N.n_type, N.n_sect, N.n_desc, N.n_value};
-  }
-  MachO::nlist N = Obj.getSymbolTableEntry(D);
-  return {N.n_strx, N.n_type, N.n_sect, uint16_t(N.n_desc), N.n_value};
-}
-
-/// The entry's name, read inside the string table. (SymbolRef::getName()
-/// checks only where the name starts, then runs strlen: a string table
-/// without a final NUL made it read past the end of the file.)
-std::optional<StringRef> nlistName(const MachOObjectFile &Obj, const NList &N) {
-  StringRef Table = Obj.getStringTableData();
-  if (N.Strx >= Table.size())
-    return std::nullopt;
-  StringRef Rest = Table.drop_front(N.Strx);
-  size_t End = Rest.find('\0');
-  if (End == StringRef::npos)
-    return std::nullopt;
-  return Rest.take_front(End);
-}
-
 /// An nlist entry in the neutral model. Debugging (stab) entries return
 /// false. Private externs (N_PEXT) are hidden: in an object they are global
 /// but not exported; in a linked image the linker has already made them local.
