@@ -1,0 +1,266 @@
+//===- ops/cpu/convolution.cpp - aten::convolution on oneDNN ---------------===//
+//
+// A CPU convolution is one oneDNN primitive: convolution_forward for a
+// convolution, deconvolution_forward for a transposed one (1-d, 2-d and 3-d
+// alike; oneDNN takes ncw/nchw/ncdhw-shaped tensors of any strides).
+//
+// Operands are described to oneDNN with their own strides (memory::desc from
+// dims and strides), so channels-last, sliced or offset tensors are read in
+// place. Only a tensor that is not dense (broadcast or overlapping strides,
+// which oneDNN cannot describe) is first copied to a contiguous temporary.
+// The output is written in place in the layout ops/convolution.cpp chose.
+//
+// Weights. torch's weight is [O, I/g, k...] (convolution) or [I, O/g, k...]
+// (transposed); oneDNN wants [O, I, k...] or, grouped, [g, O/g, I/g, k...]
+// for both. The same memory is described with permuted, split strides.
+//
+// Which kernel. oneDNN picks an implementation per layout. Asked for the
+// tensors' own layouts, it runs its fast direct (jit) kernels on channels-last
+// data, but falls back to im2col+gemm or its reference loops for others (and
+// for NCHW with many channels). In those cases the primitive is recreated
+// with `any` layouts, which lets oneDNN choose its blocked formats (e.g.
+// nChw16c), and the operands are reordered into them and the result back
+// (bench/shims/conv_bench measures both). Primitive creation is cached by
+// oneDNN's own primitive cache.
+//
+// Arithmetic. float32 computes in float32 (no implicit down-conversion:
+// oneDNN's default fpmath mode is strict). bfloat16 (and float16 where the
+// CPU has AVX512-FP16) accumulate in float32 inside oneDNN. A dtype that
+// oneDNN cannot run on this CPU is refused with a message saying so.
+//
+// dilation is d - 1 in oneDNN's convention. Transposed: the right padding is
+// padding - output_padding, which may be negative (oneDNN accepts that; it is
+// how the extra output_padding rows are produced).
+//
+//===----------------------------------------------------------------------===//
+#include "ops/convolution.h"
+
+#include "copy.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace aoti::shims::ops::cpu {
+namespace {
+
+using dnnl::memory;
+
+dnnl::engine &cpuEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+memory::data_type dataType(ScalarType type) {
+  switch (type) {
+  case ScalarType::Float16:
+    return memory::data_type::f16;
+  case ScalarType::BFloat16:
+    return memory::data_type::bf16;
+  default:
+    return memory::data_type::f32;
+  }
+}
+
+memory::dims dimsOf(std::span<const int64_t> values) {
+  return memory::dims(values.begin(), values.end());
+}
+
+// The weight as oneDNN reads it (see the file comment).
+memory::desc weightDesc(const Tensor &weight, const ConvParams &params,
+                        memory::data_type type) {
+  auto sizes = weight.sizes();
+  auto strides = weight.strides();
+  const int64_t g = params.groups;
+  // The two leading dimensions as oneDNN's (out, in) and their strides.
+  int64_t out, in, outStride, inStride, groupStride;
+  if (params.transposed) {
+    out = sizes[1];
+    in = sizes[0] / g;
+    outStride = strides[1];
+    inStride = strides[0];
+    groupStride = in * strides[0];
+  } else {
+    out = sizes[0] / g;
+    in = sizes[1];
+    outStride = strides[0];
+    inStride = strides[1];
+    groupStride = out * strides[0];
+  }
+  memory::dims dims, steps;
+  if (g > 1) {
+    dims.push_back(g);
+    steps.push_back(groupStride);
+  }
+  dims.insert(dims.end(), {out, in});
+  steps.insert(steps.end(), {outStride, inStride});
+  for (size_t d = 2; d < sizes.size(); ++d) {
+    dims.push_back(sizes[d]);
+    steps.push_back(strides[d]);
+  }
+  return memory::desc(dims, type, steps);
+}
+
+// The oneDNN primitive descriptor for `problem` with the given descriptors
+// (the operands' own, or `any`). Empty when oneDNN has no implementation.
+struct Primitive {
+  dnnl::primitive_desc_base pd;
+  dnnl::primitive primitive;
+};
+
+std::optional<Primitive> makePrimitive(const ConvProblem &problem,
+                                       const memory::desc &src,
+                                       const memory::desc &weights,
+                                       const memory::desc *bias,
+                                       const memory::desc &dst) {
+  const ConvParams &p = problem.params;
+  memory::dims dilates, padRight;
+  for (int64_t i = 0; i < p.spatialDims; ++i) {
+    dilates.push_back(p.dilation[i] - 1);
+    padRight.push_back(p.transposed ? p.padding[i] - p.outputPadding[i]
+                                    : p.padding[i]);
+  }
+  const auto kind = dnnl::prop_kind::forward_inference;
+  if (p.transposed) {
+    using Op = dnnl::deconvolution_forward;
+    const auto algo = dnnl::algorithm::deconvolution_direct;
+    Op::desc desc = bias ? Op::desc(kind, algo, src, weights, *bias, dst,
+                                    p.stride, dilates, p.padding, padRight)
+                         : Op::desc(kind, algo, src, weights, dst, p.stride,
+                                    dilates, p.padding, padRight);
+    Op::primitive_desc pd(desc, cpuEngine(), /*allow_empty=*/true);
+    if (!pd)
+      return std::nullopt;
+    return Primitive{pd, Op(pd)};
+  }
+  using Op = dnnl::convolution_forward;
+  const auto algo = dnnl::algorithm::convolution_direct;
+  Op::desc desc = bias ? Op::desc(kind, algo, src, weights, *bias, dst,
+                                  p.stride, dilates, p.padding, padRight)
+                       : Op::desc(kind, algo, src, weights, dst, p.stride,
+                                  dilates, p.padding, padRight);
+  Op::primitive_desc pd(desc, cpuEngine(), /*allow_empty=*/true);
+  if (!pd)
+    return std::nullopt;
+  return Primitive{pd, Op(pd)};
+}
+
+// Whether oneDNN's choice for the operands' own layouts is one of its slow
+// generic paths (reference loops, or im2col + gemm).
+bool isGenericImplementation(const Primitive &primitive) {
+  const std::string impl = primitive.pd.impl_info_str();
+  return impl.rfind("ref", 0) == 0 || impl.find("gemm") != std::string::npos;
+}
+
+// A tensor oneDNN can describe: itself if dense, else a contiguous copy
+// (kept alive in `keep`).
+Expected<const Tensor *> describable(const Tensor &t,
+                                     std::optional<Tensor> &keep) {
+  if (t.isNonOverlappingAndDense())
+    return &t;
+  Expected<Tensor> copy = cloneContiguous(t);
+  if (!copy)
+    return copy.takeError();
+  keep = std::move(*copy);
+  return &*keep;
+}
+
+Error run(const ConvProblem &original, const Tensor &out) {
+  std::optional<Tensor> inputCopy, weightCopy, biasCopy;
+  Expected<const Tensor *> input = describable(*original.input, inputCopy);
+  if (!input)
+    return input.takeError();
+  Expected<const Tensor *> weight = describable(*original.weight, weightCopy);
+  if (!weight)
+    return weight.takeError();
+  const Tensor *bias = nullptr;
+  if (original.bias) {
+    Expected<const Tensor *> dense = describable(*original.bias, biasCopy);
+    if (!dense)
+      return dense.takeError();
+    bias = *dense;
+  }
+  ConvProblem problem = original;
+  problem.input = *input;
+  problem.weight = *weight;
+  problem.bias = bias;
+
+  const memory::data_type type = dataType(out.dtype());
+  const memory::desc srcUser(dimsOf(problem.input->sizes()), type,
+                             dimsOf(problem.input->strides()));
+  const memory::desc weightUser = weightDesc(*problem.weight, problem.params,
+                                             type);
+  const memory::desc dstUser(dimsOf(out.sizes()), type, dimsOf(out.strides()));
+  std::optional<memory::desc> biasDesc;
+  if (bias)
+    biasDesc.emplace(dimsOf(bias->sizes()), type, dimsOf(bias->strides()));
+  const memory::desc *biasPtr = biasDesc ? &*biasDesc : nullptr;
+
+  std::optional<Primitive> primitive =
+      makePrimitive(problem, srcUser, weightUser, biasPtr, dstUser);
+  if (!primitive || isGenericImplementation(*primitive)) {
+    const auto any = memory::format_tag::any;
+    std::optional<Primitive> blocked = makePrimitive(
+        problem, memory::desc(srcUser.dims(), type, any),
+        memory::desc(weightUser.dims(), type, any), biasPtr,
+        memory::desc(dstUser.dims(), type, any));
+    if (blocked && (!primitive || !isGenericImplementation(*blocked)))
+      primitive = std::move(blocked);
+  }
+  if (!primitive)
+    return Error::failure("oneDNN has no ", dtypeName(out.dtype()),
+                          " convolution for this CPU (", dtypeName(out.dtype()),
+                          out.dtype() == ScalarType::Float32
+                              ? ""
+                              : " needs AVX-512 (bfloat16) or AVX512-FP16 "
+                                "(float16) in oneDNN 2.6",
+                          ")");
+
+  dnnl::engine &engine = cpuEngine();
+  dnnl::stream stream(engine);
+  const dnnl::primitive_desc_base &pd = primitive->pd;
+  // A user memory, and the primitive's own when its layout differs.
+  // An input in the primitive's layout: the user's memory, or a reordered
+  // copy of it.
+  auto readable = [&](const memory::desc &user, const memory::desc &wanted,
+                      const Tensor &t) {
+    memory userMemory(user, engine, t.data());
+    if (wanted == user)
+      return userMemory;
+    memory internal(wanted, engine);
+    dnnl::reorder(userMemory, internal).execute(stream, userMemory, internal);
+    return internal;
+  };
+  memory srcRun = readable(srcUser, pd.src_desc(), *problem.input);
+  memory weightRun = readable(weightUser, pd.weights_desc(), *problem.weight);
+  memory dstMem(dstUser, engine, out.data());
+  const bool dstInPlace = pd.dst_desc() == dstUser;
+  memory dstRun = dstInPlace ? dstMem : memory(pd.dst_desc(), engine);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, srcRun},
+                                       {DNNL_ARG_WEIGHTS, weightRun},
+                                       {DNNL_ARG_DST, dstRun}};
+  if (bias)
+    args.emplace(DNNL_ARG_BIAS, memory(*biasDesc, engine, bias->data()));
+  primitive->primitive.execute(stream, args);
+  if (!dstInPlace)
+    dnnl::reorder(dstRun, dstMem).execute(stream, dstRun, dstMem);
+  stream.wait();
+  return Error::success();
+}
+
+} // namespace
+
+Error convolution(const ConvProblem &problem, const Tensor &out) {
+  // oneDNN's C++ API reports failures as dnnl::error; keep them inside.
+  try {
+    return run(problem, out);
+  } catch (const dnnl::error &e) {
+    return Error::failure("oneDNN failed: ", e.what(), " (status ",
+                          static_cast<int>(e.status), ")");
+  }
+}
+
+} // namespace aoti::shims::ops::cpu
