@@ -29,8 +29,10 @@
 // oneDNN cannot run on this CPU is refused with a message saying so.
 //
 // dilation is d - 1 in oneDNN's convention. Transposed: the right padding is
-// padding - output_padding, which may be negative (oneDNN accepts that; it is
-// how the extra output_padding rows are produced).
+// padding - output_padding. oneDNN 2.6 refuses a negative one, so where
+// output_padding > padding the convolution runs that many positions short
+// into a temporary, and the missing tail (which no input reaches) gets only
+// the bias (shortTransposed).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/convolution.h"
@@ -251,11 +253,64 @@ Error run(const ConvProblem &original, const Tensor &out) {
   return Error::success();
 }
 
+// A transposed convolution whose output_padding exceeds its padding would
+// need a negative right padding, which oneDNN 2.6 refuses. Those dimensions
+// are computed with a right padding of 0, i.e. output_padding - padding
+// positions short, into a temporary; out is first filled with the bias (or
+// zeros: the missing positions receive no input) and the temporary copied
+// into its leading window.
+Error shortTransposed(const ConvProblem &problem, const Tensor &out) {
+  ConvProblem inner = problem;
+  ConvParams &p = inner.params;
+  std::vector<int64_t> innerSizes(out.sizes().begin(), out.sizes().end());
+  for (int64_t i = 0; i < p.spatialDims; ++i)
+    if (p.outputPadding[i] > p.padding[i]) {
+      innerSizes[static_cast<size_t>(i + 2)] -=
+          p.outputPadding[i] - p.padding[i];
+      p.outputPadding[i] = p.padding[i];
+    }
+  Expected<Tensor> innerOut =
+      Tensor::emptyContiguous(innerSizes, out.dtype(), out.device());
+  if (!innerOut)
+    return innerOut.takeError();
+  if (innerOut->numel() > 0)
+    if (Error err = run(inner, *innerOut))
+      return err;
+  if (const Tensor *bias = problem.bias) {
+    std::vector<int64_t> broadcast(out.sizes().size(), 0);
+    broadcast[1] = bias->strides()[0];
+    Expected<Tensor> biasView =
+        Tensor::make(bias->storage(), bias->dtype(), out.sizes(), broadcast,
+                     bias->storageOffset());
+    if (!biasView)
+      return biasView.takeError();
+    if (Error err = copyTensor(out, *biasView, /*nonBlocking=*/false))
+      return err;
+  } else {
+    // out is dense (allocated by the shim), so its numel elements start at
+    // data().
+    std::memset(out.data(), 0,
+                static_cast<size_t>(out.numel()) * out.itemSize());
+  }
+  Expected<Tensor> window =
+      Tensor::make(out.storage(), out.dtype(), innerSizes, out.strides(),
+                   out.storageOffset());
+  if (!window)
+    return window.takeError();
+  return copyTensor(*window, *innerOut, /*nonBlocking=*/false);
+}
+
 } // namespace
 
 Error convolution(const ConvProblem &problem, const Tensor &out) {
+  const ConvParams &p = problem.params;
+  bool negativeRightPadding = false;
+  for (int64_t i = 0; i < p.spatialDims; ++i)
+    negativeRightPadding |= p.transposed && p.outputPadding[i] > p.padding[i];
   // oneDNN's C++ API reports failures as dnnl::error; keep them inside.
   try {
+    if (negativeRightPadding)
+      return shortTransposed(problem, out);
     return run(problem, out);
   } catch (const dnnl::error &e) {
     return Error::failure("oneDNN failed: ", e.what(), " (status ",

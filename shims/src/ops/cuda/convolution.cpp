@@ -11,6 +11,10 @@
 //   bias                    cudnnAddTensor (a [1, C, 1, 1(, 1)] tensor
 //                           broadcast onto the output)
 // A 1-d convolution runs as a 2-d one over [N, C, 1, L] (as torch does).
+// A transposed convolution whose output_padding reaches its stride (allowed
+// when below the dilation) has no cuDNN form: it runs unpadded into a
+// temporary, and out is copied from the window at `padding` (torch uses its
+// slow kernels there).
 //
 // Layout. cuDNN's filter descriptor has no strides, only NCHW or NHWC, and its
 // NHWC kernels want NHWC activations too, so everything runs in one layout:
@@ -235,9 +239,27 @@ struct AlgoChoice {
 };
 thread_local std::map<std::vector<int64_t>, AlgoChoice> algoCache;
 
-} // namespace
+// out += bias, broadcast over [1, C, 1, 1(, 1)]; `sizes` and `strides` are
+// out's in cuDNN's view.
+Error addBias(cudnnHandle_t handle, const Tensor &bias, const Tensor &out,
+              std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  const cudnnDataType_t type = dataType(out.dtype());
+  std::vector<int64_t> biasSizes(sizes.size(), 1);
+  biasSizes[1] = sizes[1];
+  Expected<TensorDesc> bDesc =
+      tensorDesc(biasSizes, layoutStrides(biasSizes, false), type);
+  if (!bDesc)
+    return bDesc.takeError();
+  Expected<TensorDesc> yDesc = tensorDesc(sizes, strides, type);
+  if (!yDesc)
+    return yDesc.takeError();
+  const float one = 1.0f;
+  return check(cudnnAddTensor(handle, &one, bDesc->get(), bias.data(), &one,
+                              yDesc->get(), out.data()),
+               "cudnnAddTensor (bias)");
+}
 
-Error convolution(const ConvProblem &problem, const Tensor &out) {
+Error run(const ConvProblem &problem, const Tensor &out) {
   const ConvParams &p = problem.params;
   const bool nhwc = problem.outputFormat != MemoryFormat::Contiguous;
   const int32_t device = out.device().index;
@@ -450,22 +472,92 @@ Error convolution(const ConvProblem &problem, const Tensor &out) {
   if (last)
     return last;
 
-  if (bias) {
-    std::vector<int64_t> biasSizes(outSizes.size(), 1);
-    biasSizes[1] = outSizes[1];
-    Expected<TensorDesc> bDesc =
-        tensorDesc(biasSizes, layoutStrides(biasSizes, false), type);
-    if (!bDesc)
-      return bDesc.takeError();
-    if (Error err = check(cudnnAddTensor(*handle, &one, bDesc->get(),
-                                         bias->data(), &one, yDesc->get(),
-                                         result.data()),
-                          "cudnnAddTensor (bias)"))
+  if (bias)
+    if (Error err = addBias(*handle, *bias, result, outSizes, outStrides))
       return err;
-  }
   if (staged)
     return copyTensor(out, *staged, /*nonBlocking=*/true);
   return Error::success();
+}
+
+// A transposed convolution with some output_padding >= its stride has no
+// cuDNN form (the output is longer than any convolution's input that gives
+// `input` back). It is computed without padding, into the full-length
+// result, of which out is the window starting at `padding`; output positions
+// past the full result (output_padding > padding) receive no input and are
+// zero before the bias.
+Error croppedTransposed(const ConvProblem &problem, const Tensor &out) {
+  ConvProblem full = problem;
+  full.bias = nullptr;
+  full.outputFormat = MemoryFormat::Contiguous;
+  const ConvParams &p = problem.params;
+  std::fill(full.params.padding.begin(), full.params.padding.end(), 0);
+  std::fill(full.params.outputPadding.begin(), full.params.outputPadding.end(),
+            0);
+  std::vector<int64_t> fullSizes(out.sizes().begin(), out.sizes().end());
+  std::vector<int64_t> window = fullSizes;
+  bool zeroFirst = false;
+  for (int64_t i = 0; i < p.spatialDims; ++i) {
+    const size_t d = static_cast<size_t>(i + 2);
+    fullSizes[d] = (problem.input->sizes()[d] - 1) * p.stride[i] +
+                   p.dilation[i] * (problem.weight->sizes()[d] - 1) + 1;
+    window[d] = std::max<int64_t>(
+        0, std::min(out.sizes()[d], fullSizes[d] - p.padding[i]));
+    zeroFirst |= p.outputPadding[i] > p.padding[i];
+  }
+  Expected<Tensor> temp =
+      Tensor::emptyContiguous(fullSizes, out.dtype(), out.device());
+  if (!temp)
+    return temp.takeError();
+  if (Error err = run(full, *temp))
+    return err;
+  const int32_t device = out.device().index;
+  if (zeroFirst)
+    if (Error err = rt::zeroBytes(
+            out.data(), static_cast<size_t>(out.numel()) * out.itemSize(),
+            device))
+      return err;
+  int64_t offset = temp->storageOffset();
+  for (int64_t i = 0; i < p.spatialDims; ++i)
+    offset += p.padding[i] * temp->strides()[static_cast<size_t>(i + 2)];
+  Expected<Tensor> source = Tensor::make(temp->storage(), out.dtype(), window,
+                                         temp->strides(), offset);
+  if (!source)
+    return source.takeError();
+  Expected<Tensor> target = Tensor::make(out.storage(), out.dtype(), window,
+                                         out.strides(), out.storageOffset());
+  if (!target)
+    return target.takeError();
+  if (target->numel() > 0)
+    if (Error err = copyTensor(*target, *source, /*nonBlocking=*/true))
+      return err;
+  if (!problem.bias)
+    return Error::success();
+  const Tensor *bias = problem.bias;
+  std::optional<Tensor> biasCopy;
+  if (bias->strides()[0] != 1) {
+    Expected<Tensor> copy = cloneContiguous(*bias);
+    if (!copy)
+      return copy.takeError();
+    biasCopy = std::move(*copy);
+    bias = &*biasCopy;
+  }
+  rt::ScopedDevice scope(device);
+  if (Error err = scope.takeStatus())
+    return err;
+  Expected<cudnnHandle_t> handle = handleFor(device);
+  if (!handle)
+    return handle.takeError();
+  const std::vector<int64_t> sizes = asCudnnSizes(out.sizes());
+  return addBias(*handle, *bias, out, sizes, layoutStrides(sizes, false));
+}
+
+} // namespace
+
+Error convolution(const ConvProblem &problem, const Tensor &out) {
+  if (problem.params.transposed && problem.params.isOutputPaddingBig())
+    return croppedTransposed(problem, out);
+  return run(problem, out);
 }
 
 } // namespace aoti::shims::ops::cuda
