@@ -15,13 +15,14 @@
 // for both. The same memory is described with permuted, split strides.
 //
 // Which kernel. oneDNN picks an implementation per layout. Asked for the
-// tensors' own layouts, it runs its fast direct (jit) kernels on channels-last
-// data, but falls back to im2col+gemm or its reference loops for others (and
-// for NCHW with many channels). In those cases the primitive is recreated
-// with `any` layouts, which lets oneDNN choose its blocked formats (e.g.
-// nChw16c), and the operands are reordered into them and the result back
-// (bench/shims/conv_bench measures both). Primitive creation is cached by
-// oneDNN's own primitive cache.
+// tensors' own layouts it runs its direct jit kernels on channels-last data
+// and im2col + jit gemm on NCHW data. Only when that choice is its reference
+// loops (an odd layout) is the primitive recreated with `any` layouts, which
+// lets oneDNN choose its blocked formats (e.g. nChw16c), and the operands
+// reordered into them and the result back. Doing that for NCHW too was
+// measured slower: per call, the three reorders cost more than blocked
+// beats gemm (bench/shims/conv_bench; figures in docs/shims.md). Primitive
+// creation is cached by oneDNN's own primitive cache.
 //
 // Arithmetic. float32 computes in float32 (no implicit down-conversion:
 // oneDNN's default fpmath mode is strict). bfloat16 (and float16 where the
@@ -150,11 +151,11 @@ std::optional<Primitive> makePrimitive(const ConvProblem &problem,
   return Primitive{pd, Op(pd)};
 }
 
-// Whether oneDNN's choice for the operands' own layouts is one of its slow
-// generic paths (reference loops, or im2col + gemm).
-bool isGenericImplementation(const Primitive &primitive) {
+// Whether oneDNN's choice for the operands' own layouts is its reference
+// implementation (plain loops).
+bool isReferenceImplementation(const Primitive &primitive) {
   const std::string impl = primitive.pd.impl_info_str();
-  return impl.rfind("ref", 0) == 0 || impl.find("gemm") != std::string::npos;
+  return impl.rfind("ref", 0) == 0;
 }
 
 // A tensor oneDNN can describe: itself if dense, else a contiguous copy
@@ -203,13 +204,13 @@ Error run(const ConvProblem &original, const Tensor &out) {
 
   std::optional<Primitive> primitive =
       makePrimitive(problem, srcUser, weightUser, biasPtr, dstUser);
-  if (!primitive || isGenericImplementation(*primitive)) {
+  if (!primitive || isReferenceImplementation(*primitive)) {
     const auto any = memory::format_tag::any;
     std::optional<Primitive> blocked = makePrimitive(
         problem, memory::desc(srcUser.dims(), type, any),
         memory::desc(weightUser.dims(), type, any), biasPtr,
         memory::desc(dstUser.dims(), type, any));
-    if (blocked && (!primitive || !isGenericImplementation(*blocked)))
+    if (blocked && (!primitive || !isReferenceImplementation(*blocked)))
       primitive = std::move(blocked);
   }
   if (!primitive)
