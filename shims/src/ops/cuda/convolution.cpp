@@ -9,7 +9,9 @@
 //                           [C_in, C_out/g, k...] is exactly that forward
 //                           convolution's filter [K, C/g, k...]
 //   bias                    cudnnAddTensor (a [1, C, 1, 1(, 1)] tensor
-//                           broadcast onto the output)
+//                           broadcast onto the output), or, for a dtype
+//                           cuDNN refuses there, a small kernel of ours
+//                           (bias_add.cu)
 // A 1-d convolution runs as a 2-d one over [N, C, 1, L] (as torch does).
 // A transposed convolution whose output_padding reaches its stride (allowed
 // when below the dilation) has no cuDNN form: it runs unpadded into a
@@ -50,6 +52,7 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/device_scope.h"
 #include "cuda_api.h"
+#include "ops/cuda/bias_add.h"
 
 #include <cudnn.h>
 
@@ -254,9 +257,29 @@ Error addBias(cudnnHandle_t handle, const Tensor &bias, const Tensor &out,
   if (!yDesc)
     return yDesc.takeError();
   const float one = 1.0f;
-  return check(cudnnAddTensor(handle, &one, bDesc->get(), bias.data(), &one,
-                              yDesc->get(), out.data()),
-               "cudnnAddTensor (bias)");
+  const cudnnStatus_t status = cudnnAddTensor(
+      handle, &one, bDesc->get(), bias.data(), &one, yDesc->get(), out.data());
+  if (status != CUDNN_STATUS_NOT_SUPPORTED)
+    return check(status, "cudnnAddTensor (bias)");
+  // cuDNN does not add this dtype: our kernel, on the same stream. `out` is
+  // dense, NCHW (channel stride = spatial size) or NHWC (channel stride 1).
+  cudaStream_t stream = nullptr;
+  if (Error err = check(cudnnGetStream(handle, &stream), "cudnnGetStream"))
+    return err;
+  int64_t numel = 1, spatial = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    numel *= sizes[d];
+    if (d >= 2)
+      spatial *= sizes[d];
+  }
+  const bool nhwc = strides[1] == 1 && sizes[1] > 1;
+  const BiasType biasType = out.dtype() == ScalarType::Float16 ? BiasType::Float16
+                            : out.dtype() == ScalarType::BFloat16
+                                ? BiasType::BFloat16
+                                : BiasType::Float32;
+  return rt::checkCuda(launchAddBias(out.data(), bias.data(), numel, sizes[1],
+                                     nhwc ? 1 : spatial, biasType, stream),
+                       "bias kernel launch");
 }
 
 Error run(const ConvProblem &problem, const Tensor &out) {
