@@ -228,7 +228,7 @@ Expected<std::vector<int64_t>> checkConvolution(const ConvProblem &problem,
     return Error::failure(
         "expected ", k, "-d input for ", k, "-d weight ", listText(w),
         ", but got ", input.dim(), "-d input ", listText(in),
-        " (aten::convolution takes batched input only: torch's meta function "
+        " (aten::convolution takes no unbatched input: torch's meta function "
         "reads dimension 0 as the batch, and inductor's lowering and "
         "torch's conv1d/2d/3d add the batch dimension before calling it)");
   if (std::any_of(w.begin(), w.end(), [](int64_t s) { return s == 0; }))
