@@ -415,82 +415,109 @@ Error run(const ConvProblem &problem, const Tensor &out) {
                      yDesc->get(), static_cast<cudnnConvolutionFwdAlgo_t>(algo),
                      bytes);
   };
+  // The heuristics' ranking of the algorithms that support this problem.
   std::vector<AlgoChoice> candidates;
-  if (auto cached = algoCache.find(key); cached != algoCache.end()) {
-    candidates.push_back(cached->second);
-  } else if (p.transposed) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  auto rank = [&]() -> Error {
+    candidates.clear();
     int returned = 0;
-    if (Error err = check(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                              *handle, wDesc.get(), xDesc->get(), rawConv,
-                              yDesc->get(),
-                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-                              &returned, perf),
-                          "cudnnGetConvolutionBackwardDataAlgorithm_v7"))
-      return err;
-    for (int i = 0; i < returned; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS)
-        candidates.push_back({static_cast<int>(perf[i].algo), perf[i].mathType});
-  } else {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int returned = 0;
-    if (Error err = check(cudnnGetConvolutionForwardAlgorithm_v7(
-                              *handle, xDesc->get(), wDesc.get(), rawConv,
-                              yDesc->get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                              &returned, perf),
-                          "cudnnGetConvolutionForwardAlgorithm_v7"))
-      return err;
-    for (int i = 0; i < returned; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS)
-        candidates.push_back({static_cast<int>(perf[i].algo), perf[i].mathType});
-  }
+    if (p.transposed) {
+      cudnnConvolutionBwdDataAlgoPerf_t
+          perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      if (Error err = check(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                                *handle, wDesc.get(), xDesc->get(), rawConv,
+                                yDesc->get(),
+                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                &returned, perf),
+                            "cudnnGetConvolutionBackwardDataAlgorithm_v7"))
+        return err;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS)
+          candidates.push_back(
+              {static_cast<int>(perf[i].algo), perf[i].mathType});
+    } else {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      if (Error err = check(cudnnGetConvolutionForwardAlgorithm_v7(
+                                *handle, xDesc->get(), wDesc.get(), rawConv,
+                                yDesc->get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                &returned, perf),
+                            "cudnnGetConvolutionForwardAlgorithm_v7"))
+        return err;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS)
+          candidates.push_back(
+              {static_cast<int>(perf[i].algo), perf[i].mathType});
+    }
+    return Error::success();
+  };
 
   const float one = 1.0f, zero = 0.0f;
-  Error last = Error::failure("cuDNN found no algorithm for this convolution");
-  for (AlgoChoice choice : candidates) {
-    // float32 never takes a tensor-op (TF32) variant.
-    if (isFloat32)
-      choice.math = CUDNN_FMA_MATH;
-    if (Error err = check(cudnnSetConvolutionMathType(rawConv, choice.math),
-                          "cudnnSetConvolutionMathType"))
-      return err;
-    size_t bytes = 0;
-    if (Error err = check(workspaceSize(choice.algo, &bytes),
-                          "cudnnGetConvolutionWorkspaceSize")) {
-      last = std::move(err);
-      continue;
-    }
-    void *workspace = nullptr;
-    if (bytes > 0) {
-      Expected<void *> memory = rt::allocate(device, bytes);
-      if (!memory) {
-        last = memory.takeError();
+  // Runs the first candidate that works; remembers it for this shape.
+  auto attempt = [&]() -> Error {
+    Error last =
+        Error::failure("cuDNN found no algorithm for this convolution");
+    for (AlgoChoice choice : candidates) {
+      // float32 never takes a tensor-op (TF32) variant.
+      if (isFloat32)
+        choice.math = CUDNN_FMA_MATH;
+      if (Error err = check(cudnnSetConvolutionMathType(rawConv, choice.math),
+                            "cudnnSetConvolutionMathType"))
+        return err;
+      size_t bytes = 0;
+      if (Error err = check(workspaceSize(choice.algo, &bytes),
+                            "cudnnGetConvolutionWorkspaceSize")) {
+        last = std::move(err);
         continue;
       }
-      workspace = *memory;
+      void *workspace = nullptr;
+      if (bytes > 0) {
+        Expected<void *> memory = rt::allocate(device, bytes);
+        if (!memory) {
+          last = memory.takeError();
+          continue;
+        }
+        workspace = *memory;
+      }
+      cudnnStatus_t status =
+          p.transposed
+              ? cudnnConvolutionBackwardData(
+                    *handle, &one, wDesc.get(), (*weight)->data(), xDesc->get(),
+                    (*input)->data(), rawConv,
+                    static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo),
+                    workspace, bytes, &zero, yDesc->get(), result.data())
+              : cudnnConvolutionForward(
+                    *handle, &one, xDesc->get(), (*input)->data(), wDesc.get(),
+                    (*weight)->data(), rawConv,
+                    static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo),
+                    workspace, bytes, &zero, yDesc->get(), result.data());
+      if (workspace)
+        rt::release(workspace, out.device());
+      if (Error err = check(status, p.transposed ? "cudnnConvolutionBackwardData"
+                                                 : "cudnnConvolutionForward")) {
+        last = std::move(err);
+        continue;
+      }
+      algoCache[key] = choice;
+      last = Error::success();
+      break;
     }
-    cudnnStatus_t status =
-        p.transposed
-            ? cudnnConvolutionBackwardData(
-                  *handle, &one, wDesc.get(), (*weight)->data(), xDesc->get(),
-                  (*input)->data(), rawConv,
-                  static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo),
-                  workspace, bytes, &zero, yDesc->get(), result.data())
-            : cudnnConvolutionForward(
-                  *handle, &one, xDesc->get(), (*input)->data(), wDesc.get(),
-                  (*weight)->data(), rawConv,
-                  static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo),
-                  workspace, bytes, &zero, yDesc->get(), result.data());
-    if (workspace)
-      rt::release(workspace, out.device());
-    if (Error err = check(status, p.transposed ? "cudnnConvolutionBackwardData"
-                                               : "cudnnConvolutionForward")) {
-      last = std::move(err);
-      continue;
-    }
-    algoCache[key] = choice;
-    last = Error::success();
-    break;
+    return last;
+  };
+
+  // A cached choice can still fail where the heuristics' first pick would
+  // not (another tensor's alignment, say): then rank afresh.
+  const auto cached = algoCache.find(key);
+  const bool fromCache = cached != algoCache.end();
+  if (fromCache) {
+    candidates.push_back(cached->second);
+  } else if (Error err = rank()) {
+    return err;
+  }
+  Error last = attempt();
+  if (last && fromCache) {
+    algoCache.erase(key);
+    if (Error err = rank())
+      return err;
+    last = attempt();
   }
   if (last)
     return last;
