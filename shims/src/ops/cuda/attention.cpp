@@ -1,0 +1,35 @@
+//===- cuda/attention.cpp - Launching the attention kernel -----------------===//
+//
+// Checks what only the CUDA kernel limits (head dims within the registers a
+// lane holds, grid dimensions), makes the tensors' device current and
+// enqueues attention.cu's kernel on that device's current stream, the one
+// the allocator and every other shim use. Nothing is synchronised.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/attention.h"
+
+#include "cuda/device_scope.h"
+#include "cuda_api.h"
+#include "ops/cuda/attention_kernel.h"
+
+namespace aoti::shims::ops {
+
+Error attentionCuda(const AttentionArgs &args, int32_t device) {
+  if (args.headDim > kMaxCudaHeadDim || args.valueDim > kMaxCudaHeadDim)
+    return Error::failure("head dims ", args.headDim, " (query/key) and ",
+                          args.valueDim, " (value): the CUDA attention "
+                          "kernel takes at most ", kMaxCudaHeadDim);
+  constexpr int64_t kMaxGridYZ = 65535;
+  if (args.heads > kMaxGridYZ || args.batch > kMaxGridYZ)
+    return Error::failure("batch ", args.batch, " x heads ", args.heads,
+                          ": the CUDA attention kernel takes at most ",
+                          kMaxGridYZ, " of each");
+  cuda::ScopedDevice scope(device);
+  if (Error err = scope.takeStatus())
+    return err;
+  auto stream = static_cast<cudaStream_t>(cuda::currentStream(device));
+  return cuda::checkCuda(launchAttentionKernel(args, stream),
+                         "attention kernel launch");
+}
+
+} // namespace aoti::shims::ops

@@ -1,0 +1,228 @@
+//===- cuda/attention.cu - Scaled dot-product attention forward kernel -----===//
+//
+// A flash-attention-style forward pass in CUDA cores, float32 arithmetic for
+// every element type (written here: cuDNN's SDPA needs its graph-API
+// frontend, and no other library at hand has attention):
+//
+//   grid (ceil(rows / 8), heads, batch); block = 8 warps; one warp owns one
+//   query row i and keeps, per lane, its share of q[i] (dims lane, lane+32,
+//   ...) and of the output accumulator in registers.
+//   The block walks the keys in tiles: all 256 threads load a tile of K and
+//   V (converted to float32) into shared memory, then each warp, per key j:
+//     s   = scale * <q_i, k_j>   (lane products, butterfly shuffle sum: every
+//                                 lane ends with the same bits)
+//         + mask bias; keys past the causal limit end the row's walk
+//     online softmax: m' = max(m, s); c = exp(m - m'); p = exp(s - m')
+//     l = l * c + p;   acc = acc * c + p * v_j;   m = m'
+//   and finally out[i] = acc / l, lse[i] = m + log(l) (natural log; the
+//   scores already include the scale). A fully masked row gives out = 0 and
+//   lse = -inf; logsumexp padding rows get +inf, as the efficient kernel's.
+//
+// Grouped-query attention reads key/value head h / (heads / kv_heads) in
+// place. Every operand is read through its own strides; nothing is copied.
+// Causal blocks stop loading tiles past their last row's limit.
+// This is a correctness-first kernel: no tensor cores, one row per warp.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/cuda/attention_kernel.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math_constants.h>
+
+namespace aoti::shims::ops {
+namespace {
+
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+constexpr int kPerLane = static_cast<int>(kMaxCudaHeadDim / 32);
+constexpr int64_t kMaxKeyTile = 64;
+constexpr int64_t kSharedBytes = 48 * 1024; // no opt-in needed
+
+template <typename T> __device__ float toFloat(T value);
+template <> __device__ float toFloat<float>(float value) { return value; }
+template <> __device__ float toFloat<__half>(__half value) {
+  return __half2float(value);
+}
+template <> __device__ float toFloat<__nv_bfloat16>(__nv_bfloat16 value) {
+  return __bfloat162float(value);
+}
+
+template <typename T> __device__ T fromFloat(float value);
+template <> __device__ float fromFloat<float>(float value) { return value; }
+template <> __device__ __half fromFloat<__half>(float value) {
+  return __float2half_rn(value);
+}
+template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float value) {
+  return __float2bfloat16_rn(value);
+}
+
+__device__ float maskBias(const AttentionArgs &a, int64_t offset) {
+  switch (a.maskKind) {
+  case AttentionMask::Bool:
+    return static_cast<const unsigned char *>(a.mask)[offset]
+               ? 0.0f
+               : -CUDART_INF_F;
+  case AttentionMask::Float32:
+    return static_cast<const float *>(a.mask)[offset];
+  case AttentionMask::Float16:
+    return __half2float(static_cast<const __half *>(a.mask)[offset]);
+  case AttentionMask::BFloat16:
+    return __bfloat162float(static_cast<const __nv_bfloat16 *>(a.mask)[offset]);
+  default:
+    return 0.0f;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    attentionKernel(AttentionArgs a, int64_t keyTile) {
+  extern __shared__ float shared[];
+  const int64_t E = a.headDim;
+  const int64_t Ev = a.valueDim;
+  float *keys = shared;               // keyTile x E
+  float *values = shared + keyTile * E; // keyTile x Ev
+
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int64_t b = blockIdx.z;
+  const int64_t h = blockIdx.y;
+  const int64_t kh = h / (a.heads / a.kvHeads);
+  const int64_t firstRow = static_cast<int64_t>(blockIdx.x) * kWarps;
+  const int64_t i = firstRow + warp;
+  const bool active = i < a.queryLen;
+
+  const T *query = static_cast<const T *>(a.query);
+  const T *key = static_cast<const T *>(a.key);
+  const T *value = static_cast<const T *>(a.value);
+  const int64_t queryRow =
+      b * a.queryStrides[0] + h * a.queryStrides[1] + i * a.queryStrides[2];
+  const int64_t keyBase = b * a.keyStrides[0] + kh * a.keyStrides[1];
+  const int64_t valueBase = b * a.valueStrides[0] + kh * a.valueStrides[1];
+  const int64_t maskRow =
+      b * a.maskStrides[0] + h * a.maskStrides[1] + i * a.maskStrides[2];
+
+  float q[kPerLane];
+  float acc[kPerLane];
+#pragma unroll
+  for (int c = 0; c < kPerLane; ++c) {
+    const int64_t d = lane + 32 * c;
+    q[c] = active && d < E ? toFloat(query[queryRow + d * a.queryStrides[3]])
+                           : 0.0f;
+    acc[c] = 0.0f;
+  }
+  float rowMax = -CUDART_INF_F;
+  float rowSum = 0.0f;
+
+  // The keys this block needs, and the ones row i may see.
+  int64_t keyEnd = a.keyLen;
+  int64_t rowLimit = a.keyLen;
+  if (a.causal) {
+    const int64_t lastRow = min(firstRow + kWarps, a.queryLen) - 1;
+    keyEnd = max(int64_t{0}, min(a.keyLen, lastRow + a.causalOffset + 1));
+    rowLimit = max(int64_t{0}, min(a.keyLen, i + a.causalOffset + 1));
+  }
+
+  for (int64_t j0 = 0; j0 < keyEnd; j0 += keyTile) {
+    const int64_t tile = min(keyTile, keyEnd - j0);
+    __syncthreads(); // every warp is done with the previous tile
+    for (int64_t idx = threadIdx.x; idx < tile * E; idx += kThreads) {
+      const int64_t t = idx / E;
+      const int64_t d = idx - t * E;
+      keys[idx] = toFloat(key[keyBase + (j0 + t) * a.keyStrides[2] +
+                              d * a.keyStrides[3]]);
+    }
+    for (int64_t idx = threadIdx.x; idx < tile * Ev; idx += kThreads) {
+      const int64_t t = idx / Ev;
+      const int64_t d = idx - t * Ev;
+      values[idx] = toFloat(value[valueBase + (j0 + t) * a.valueStrides[2] +
+                                  d * a.valueStrides[3]]);
+    }
+    __syncthreads();
+    if (!active)
+      continue;
+    const int64_t rowTile = min(tile, rowLimit - j0);
+    for (int64_t t = 0; t < rowTile; ++t) {
+      float partial = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kPerLane; ++c) {
+        const int64_t d = lane + 32 * c;
+        if (d < E)
+          partial += q[c] * keys[t * E + d];
+      }
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1)
+        partial += __shfl_xor_sync(0xffffffffu, partial, offset);
+      float s = partial * a.scale;
+      if (a.maskKind != AttentionMask::None)
+        s += maskBias(a, maskRow + (j0 + t) * a.maskStrides[3]);
+      if (s == -CUDART_INF_F)
+        continue; // a masked key contributes nothing
+      const float newMax = fmaxf(rowMax, s);
+      const float correction = expf(rowMax - newMax);
+      const float p = expf(s - newMax);
+      rowSum = rowSum * correction + p;
+#pragma unroll
+      for (int c = 0; c < kPerLane; ++c) {
+        const int64_t d = lane + 32 * c;
+        if (d < Ev)
+          acc[c] = acc[c] * correction + p * values[t * Ev + d];
+      }
+      rowMax = newMax;
+    }
+  }
+
+  if (active) {
+    T *out = static_cast<T *>(a.out);
+    const int64_t outRow =
+        b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
+    const float reciprocal = rowSum > 0.0f ? 1.0f / rowSum : 0.0f;
+#pragma unroll
+    for (int c = 0; c < kPerLane; ++c) {
+      const int64_t d = lane + 32 * c;
+      if (d < Ev)
+        out[outRow + d * a.outStrides[3]] = fromFloat<T>(acc[c] * reciprocal);
+    }
+  }
+  if (a.logsumexp && lane == 0 && i < a.logsumexpRows) {
+    const float lse = !active         ? CUDART_INF_F
+                      : rowSum > 0.0f ? rowMax + logf(rowSum)
+                                      : -CUDART_INF_F;
+    a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                i * a.logsumexpStrides[2]] = lse;
+  }
+}
+
+template <typename T>
+cudaError_t launch(const AttentionArgs &args, cudaStream_t stream) {
+  const int64_t perKey = (args.headDim + args.valueDim) *
+                         static_cast<int64_t>(sizeof(float));
+  int64_t keyTile = perKey > 0 ? kSharedBytes / perKey : kMaxKeyTile;
+  keyTile = keyTile < 1 ? 1 : (keyTile > kMaxKeyTile ? kMaxKeyTile : keyTile);
+  const int64_t rows = args.queryLen > args.logsumexpRows
+                           ? args.queryLen
+                           : args.logsumexpRows;
+  const dim3 grid(static_cast<unsigned>((rows + kWarps - 1) / kWarps),
+                  static_cast<unsigned>(args.heads),
+                  static_cast<unsigned>(args.batch));
+  attentionKernel<T><<<grid, kThreads, static_cast<size_t>(keyTile * perKey),
+                       stream>>>(args, keyTile);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+cudaError_t launchAttentionKernel(const AttentionArgs &args,
+                                  cudaStream_t stream) {
+  switch (args.element) {
+  case AttentionElement::Float32:
+    return launch<float>(args, stream);
+  case AttentionElement::Float16:
+    return launch<__half>(args, stream);
+  case AttentionElement::BFloat16:
+    return launch<__nv_bfloat16>(args, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+} // namespace aoti::shims::ops
