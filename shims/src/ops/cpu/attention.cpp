@@ -12,16 +12,14 @@
 //       exponentiate, sum (the softmax denominator l; lse = max + log l)
 //       O = P V                                   (SGEMM)
 //       out[i] = O[i] / l, converted and stored through out's strides.
-// The GEMMs are OpenBLAS's cblas_sgemm when the build found it (AOTI's CMake
-// defines AOTI_SHIMS_HAVE_CBLAS), else plain loops ordered for unit-stride
-// inner access. Memory is O(64 x Lk + Lk x (E + Ev)) floats per call.
+// The GEMMs are OpenBLAS's cblas_sgemm (its own threads), on packed
+// operands so that strides and dtypes never reach BLAS. Memory is
+// O(64 x Lk + Lk x (E + Ev)) floats per call.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
 
-#ifdef AOTI_SHIMS_HAVE_CBLAS
 #include <cblas.h>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -149,34 +147,10 @@ void gemm(bool transB, int64_t M, int64_t N, int64_t K, float alpha,
       std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
     return;
   }
-#ifdef AOTI_SHIMS_HAVE_CBLAS
   cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
               alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), 0.0f,
               C, static_cast<int>(ldc));
-#else
-  for (int64_t i = 0; i < M; ++i) {
-    float *c = C + i * ldc;
-    const float *a = A + i * lda;
-    if (transB) {
-      for (int64_t j = 0; j < N; ++j) {
-        const float *b = B + j * ldb;
-        float sum = 0.0f;
-        for (int64_t k = 0; k < K; ++k)
-          sum += a[k] * b[k];
-        c[j] = alpha * sum;
-      }
-    } else {
-      std::fill(c, c + N, 0.0f);
-      for (int64_t k = 0; k < K; ++k) {
-        const float scaled = alpha * a[k];
-        const float *b = B + k * ldb;
-        for (int64_t j = 0; j < N; ++j)
-          c[j] += scaled * b[j];
-      }
-    }
-  }
-#endif
 }
 
 // Packs rows [row0, row0 + rows) of a [.., L, D] slice at `base` (element
@@ -206,6 +180,12 @@ Error attentionCpu(const AttentionArgs &a) {
   const int64_t E = a.headDim;
   const int64_t Ev = a.valueDim;
   const int64_t group = a.kvHeads > 0 ? a.heads / a.kvHeads : 0;
+  // cblas takes int dimensions.
+  constexpr int64_t kMaxBlasDim = std::numeric_limits<int>::max();
+  if (Lk > kMaxBlasDim || E > kMaxBlasDim || Ev > kMaxBlasDim)
+    return Error::failure("sequence length ", Lk, " or head dims ", E, "/",
+                          Ev, " exceed what cblas_sgemm takes (",
+                          kMaxBlasDim, ")");
   // Leading dimensions of the packed buffers; BLAS wants them >= 1.
   const int64_t ldq = std::max<int64_t>(E, 1);
   const int64_t lds = std::max<int64_t>(Lk, 1);
