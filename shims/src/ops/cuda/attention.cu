@@ -6,7 +6,8 @@
 //
 //   grid (ceil(rows / 8), heads, batch); block = 8 warps; one warp owns one
 //   query row i and keeps, per lane, its share of q[i] (dims lane, lane+32,
-//   ...) and of the output accumulator in registers.
+//   ...) and of the output accumulator in registers (1, 2, 4 or 8 of each,
+//   a template parameter chosen from the head dims, at most 256).
 //   The block walks the keys in tiles: all 256 threads load a tile of K and
 //   V (converted to float32) into shared memory, then each warp, per key j:
 //     s   = scale * <q_i, k_j>   (lane products, butterfly shuffle sum: every
@@ -35,7 +36,6 @@ namespace {
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kPerLane = static_cast<int>(kMaxCudaHeadDim / 32);
 constexpr int64_t kMaxKeyTile = 64;
 constexpr int64_t kSharedBytes = 48 * 1024; // no opt-in needed
 
@@ -74,7 +74,9 @@ __device__ float maskBias(const AttentionArgs &a, int64_t offset) {
   }
 }
 
-template <typename T>
+// PerLane: head-dim elements of q and of the accumulator each lane keeps,
+// ceil(max(E, Ev) / 32) rounded up to 1, 2, 4 or 8.
+template <typename T, int PerLane>
 __global__ void __launch_bounds__(kThreads)
     attentionKernel(AttentionArgs a, int64_t keyTile) {
   extern __shared__ float shared[];
@@ -102,10 +104,10 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t maskRow =
       b * a.maskStrides[0] + h * a.maskStrides[1] + i * a.maskStrides[2];
 
-  float q[kPerLane];
-  float acc[kPerLane];
+  float q[PerLane];
+  float acc[PerLane];
 #pragma unroll
-  for (int c = 0; c < kPerLane; ++c) {
+  for (int c = 0; c < PerLane; ++c) {
     const int64_t d = lane + 32 * c;
     q[c] = active && d < E ? toFloat(query[queryRow + d * a.queryStrides[3]])
                            : 0.0f;
@@ -145,7 +147,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t t = 0; t < rowTile; ++t) {
       float partial = 0.0f;
 #pragma unroll
-      for (int c = 0; c < kPerLane; ++c) {
+      for (int c = 0; c < PerLane; ++c) {
         const int64_t d = lane + 32 * c;
         if (d < E)
           partial += q[c] * keys[t * E + d];
@@ -163,7 +165,7 @@ __global__ void __launch_bounds__(kThreads)
       const float p = expf(s - newMax);
       rowSum = rowSum * correction + p;
 #pragma unroll
-      for (int c = 0; c < kPerLane; ++c) {
+      for (int c = 0; c < PerLane; ++c) {
         const int64_t d = lane + 32 * c;
         if (d < Ev)
           acc[c] = acc[c] * correction + p * values[t * Ev + d];
@@ -178,7 +180,7 @@ __global__ void __launch_bounds__(kThreads)
         b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
     const float reciprocal = rowSum > 0.0f ? 1.0f / rowSum : 0.0f;
 #pragma unroll
-    for (int c = 0; c < kPerLane; ++c) {
+    for (int c = 0; c < PerLane; ++c) {
       const int64_t d = lane + 32 * c;
       if (d < Ev)
         out[outRow + d * a.outStrides[3]] = fromFloat<T>(acc[c] * reciprocal);
@@ -193,7 +195,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <typename T>
+template <typename T, int PerLane>
 cudaError_t launch(const AttentionArgs &args, cudaStream_t stream) {
   const int64_t perKey = (args.headDim + args.valueDim) *
                          static_cast<int64_t>(sizeof(float));
@@ -205,9 +207,24 @@ cudaError_t launch(const AttentionArgs &args, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((rows + kWarps - 1) / kWarps),
                   static_cast<unsigned>(args.heads),
                   static_cast<unsigned>(args.batch));
-  attentionKernel<T><<<grid, kThreads, static_cast<size_t>(keyTile * perKey),
-                       stream>>>(args, keyTile);
+  attentionKernel<T, PerLane>
+      <<<grid, kThreads, static_cast<size_t>(keyTile * perKey), stream>>>(
+          args, keyTile);
   return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launchForHeadDim(const AttentionArgs &args, cudaStream_t stream) {
+  const int64_t widest =
+      args.headDim > args.valueDim ? args.headDim : args.valueDim;
+  if (widest <= 32)
+    return launch<T, 1>(args, stream);
+  if (widest <= 64)
+    return launch<T, 2>(args, stream);
+  if (widest <= 128)
+    return launch<T, 4>(args, stream);
+  static_assert(kMaxCudaHeadDim == 256, "PerLane 8 covers 256 dims");
+  return launch<T, 8>(args, stream);
 }
 
 } // namespace
@@ -216,11 +233,11 @@ cudaError_t launchAttentionKernel(const AttentionArgs &args,
                                   cudaStream_t stream) {
   switch (args.element) {
   case AttentionElement::Float32:
-    return launch<float>(args, stream);
+    return launchForHeadDim<float>(args, stream);
   case AttentionElement::Float16:
-    return launch<__half>(args, stream);
+    return launchForHeadDim<__half>(args, stream);
   case AttentionElement::BFloat16:
-    return launch<__nv_bfloat16>(args, stream);
+    return launchForHeadDim<__nv_bfloat16>(args, stream);
   }
   return cudaErrorInvalidValue;
 }
