@@ -19,6 +19,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <limits>
 
 using namespace aoti::test;
@@ -505,6 +506,56 @@ TEST_F(CudaAttention, Errors) {
     EXPECT_SHIM_FAILS(run(Variant::Flash, odd, oq.get(), ok.get(), ov.get(),
                           nullptr, o),
                       "returns empty_like(query)");
+  }
+}
+
+// Sets an environment variable for a scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+// The simpler per-key kernel (AOTI_SHIMS_CUDA_ATTENTION=per-key) on the
+// same kinds of cases: the two kernels are checked independently against
+// the reference, so either can serve as the other's fallback.
+TEST_F(CudaAttention, PerKeyKernelOnTheSameCases) {
+  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "per-key");
+  for (Variant v : kVariants)
+    for (Dtype dtype : kFloatDtypes)
+      for (Layout layout : {Layout::Contiguous, Layout::Transposed})
+        for (bool causal : {false, true}) {
+          Case c;
+          c.dtype = dtype;
+          c.layout = layout;
+          c.offset = layout == Layout::Contiguous ? 0 : 7;
+          c.causal = causal;
+          expectMatches(v, c);
+        }
+  for (Variant v : {Variant::Efficient, Variant::Cudnn})
+    for (const std::vector<int64_t> &shape :
+         {std::vector<int64_t>{37, 53}, std::vector<int64_t>{2, 1, 1, 53}}) {
+      Case c;
+      c.maskSizes = shape;
+      c.maskDtype = shape.size() == 2 ? Dtype::Bool : Dtype::Float32;
+      expectMatches(v, c);
+    }
+  for (int64_t e : {80, 256}) {
+    Case c;
+    c.B = 1;
+    c.H = 2;
+    c.Hk = 1;
+    c.Lq = 200;
+    c.Lk = 300;
+    c.E = e;
+    c.Ev = e;
+    c.causal = true;
+    expectMatches(Variant::Flash, c);
   }
 }
 

@@ -4,6 +4,8 @@
 // lane holds, grid dimensions), makes the tensors' device current and
 // enqueues attention.cu's kernel on that device's current stream, the one
 // the allocator and every other shim use. Nothing is synchronised.
+// AOTI_SHIMS_CUDA_ATTENTION=per-key selects the simpler per-key kernel
+// instead of the default chunked one (a cross-check; both are tested).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
@@ -11,6 +13,9 @@
 #include "cuda/device_scope.h"
 #include "cuda_api.h"
 #include "ops/cuda/attention_kernel.h"
+
+#include <cstdlib>
+#include <cstring>
 
 namespace aoti::shims::ops {
 
@@ -28,7 +33,12 @@ Error attentionCuda(const AttentionArgs &args, int32_t device) {
   if (Error err = scope.takeStatus())
     return err;
   auto stream = static_cast<cudaStream_t>(cuda::currentStream(device));
-  return cuda::checkCuda(launchAttentionKernel(args, stream),
+  // Read per call (cheap next to a launch) so a test can switch kernels.
+  const char *choice = std::getenv("AOTI_SHIMS_CUDA_ATTENTION");
+  const AttentionKernel kernel =
+      choice && std::strcmp(choice, "per-key") == 0 ? AttentionKernel::PerKey
+                                                    : AttentionKernel::Chunked;
+  return cuda::checkCuda(launchAttentionKernel(args, kernel, stream),
                          "attention kernel launch");
 }
 

@@ -19,10 +19,17 @@
 //   scores already include the scale). A fully masked row gives out = 0 and
 //   lse = -inf; logsumexp padding rows get +inf, as the efficient kernel's.
 //
+// That is the per-key kernel. The default, chunked kernel differs only in
+// how a warp walks a tile: 32 keys at a time, lane t computing the whole
+// score of key t (q broadcast from shared memory), then one warp max, one
+// expf per lane, one warp sum and a shuffle per key for the P·V update:
+// the same online softmax with a 32-key step. The per-key kernel stays as
+// a cross-check (AOTI_SHIMS_CUDA_ATTENTION=per-key; both are tested).
+//
 // Grouped-query attention reads key/value head h / (heads / kv_heads) in
 // place. Every operand is read through its own strides; nothing is copied.
 // Causal blocks stop loading tiles past their last row's limit.
-// This is a correctness-first kernel: no tensor cores, one row per warp.
+// Correctness first: CUDA cores only (no tensor cores), one row per warp.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/cuda/attention_kernel.h"
@@ -74,8 +81,9 @@ __device__ float maskBias(const AttentionArgs &a, int64_t offset) {
   }
 }
 
-// PerLane: head-dim elements of q and of the accumulator each lane keeps,
-// ceil(max(E, Ev) / 32) rounded up to 1, 2, 4 or 8.
+// The per-key kernel (AttentionKernel::PerKey): a warp scores one key at a
+// time. PerLane: head-dim elements of q and of the accumulator each lane
+// keeps, ceil(max(E, Ev) / 32) rounded up to 1, 2, 4 or 8.
 template <typename T, int PerLane>
 __global__ void __launch_bounds__(kThreads)
     attentionKernel(AttentionArgs a, int64_t keyTile) {
@@ -195,49 +203,214 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The default kernel: the same grid, tiles and online softmax, but a warp
+// scores 32 keys at once, one per lane (its own dot product over the whole
+// head dim, q read from shared memory as a broadcast, key rows padded to
+// E + 1 floats so the 32 lanes hit 32 banks), so the softmax's max, sum and
+// exponentials cost one warp reduction and one expf per lane per 32 keys
+// instead of per key. Each key's probability then reaches every lane with
+// one shuffle for the P·V update.
 template <typename T, int PerLane>
-cudaError_t launch(const AttentionArgs &args, cudaStream_t stream) {
-  const int64_t perKey = (args.headDim + args.valueDim) *
-                         static_cast<int64_t>(sizeof(float));
-  int64_t keyTile = perKey > 0 ? kSharedBytes / perKey : kMaxKeyTile;
-  keyTile = keyTile < 1 ? 1 : (keyTile > kMaxKeyTile ? kMaxKeyTile : keyTile);
+__global__ void __launch_bounds__(kThreads)
+    attentionChunkedKernel(AttentionArgs a, int64_t keyTile) {
+  extern __shared__ float shared[];
+  const int64_t E = a.headDim;
+  const int64_t Ev = a.valueDim;
+  const int64_t keyStride = E + 1;
+  float *keys = shared;                         // keyTile x (E + 1)
+  float *values = keys + keyTile * keyStride;   // keyTile x Ev
+  float *queries = values + keyTile * Ev;       // kWarps x E
+
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int64_t b = blockIdx.z;
+  const int64_t h = blockIdx.y;
+  const int64_t kh = h / (a.heads / a.kvHeads);
+  const int64_t firstRow = static_cast<int64_t>(blockIdx.x) * kWarps;
+  const int64_t i = firstRow + warp;
+  const bool active = i < a.queryLen;
+
+  const T *query = static_cast<const T *>(a.query);
+  const T *key = static_cast<const T *>(a.key);
+  const T *value = static_cast<const T *>(a.value);
+  const int64_t queryRow =
+      b * a.queryStrides[0] + h * a.queryStrides[1] + i * a.queryStrides[2];
+  const int64_t keyBase = b * a.keyStrides[0] + kh * a.keyStrides[1];
+  const int64_t valueBase = b * a.valueStrides[0] + kh * a.valueStrides[1];
+  const int64_t maskRow =
+      b * a.maskStrides[0] + h * a.maskStrides[1] + i * a.maskStrides[2];
+
+  float *q = queries + warp * E;
+  if (active)
+    for (int64_t d = lane; d < E; d += 32)
+      q[d] = toFloat(query[queryRow + d * a.queryStrides[3]]);
+  float acc[PerLane];
+#pragma unroll
+  for (int c = 0; c < PerLane; ++c)
+    acc[c] = 0.0f;
+  float rowMax = -CUDART_INF_F;
+  float rowSum = 0.0f;
+
+  int64_t keyEnd = a.keyLen;
+  int64_t rowLimit = a.keyLen;
+  if (a.causal) {
+    const int64_t lastRow = min(firstRow + kWarps, a.queryLen) - 1;
+    keyEnd = max(int64_t{0}, min(a.keyLen, lastRow + a.causalOffset + 1));
+    rowLimit = max(int64_t{0}, min(a.keyLen, i + a.causalOffset + 1));
+  }
+
+  for (int64_t j0 = 0; j0 < keyEnd; j0 += keyTile) {
+    const int64_t tile = min(keyTile, keyEnd - j0);
+    // Every warp is done with the previous tile; on the first pass this
+    // also publishes each warp's q row.
+    __syncthreads();
+    for (int64_t idx = threadIdx.x; idx < tile * E; idx += kThreads) {
+      const int64_t t = idx / E;
+      const int64_t d = idx - t * E;
+      keys[t * keyStride + d] = toFloat(
+          key[keyBase + (j0 + t) * a.keyStrides[2] + d * a.keyStrides[3]]);
+    }
+    for (int64_t idx = threadIdx.x; idx < tile * Ev; idx += kThreads) {
+      const int64_t t = idx / Ev;
+      const int64_t d = idx - t * Ev;
+      values[idx] = toFloat(value[valueBase + (j0 + t) * a.valueStrides[2] +
+                                  d * a.valueStrides[3]]);
+    }
+    __syncthreads();
+    if (!active)
+      continue;
+    const int64_t rowTile = min(tile, rowLimit - j0);
+    for (int64_t t0 = 0; t0 < rowTile; t0 += 32) {
+      const int64_t t = t0 + lane;
+      float s = -CUDART_INF_F;
+      if (t < rowTile) {
+        const float *k = keys + t * keyStride;
+        float dot = 0.0f;
+        for (int64_t d = 0; d < E; ++d)
+          dot += q[d] * k[d];
+        s = dot * a.scale;
+        if (a.maskKind != AttentionMask::None)
+          s += maskBias(a, maskRow + (j0 + t) * a.maskStrides[3]);
+      }
+      float chunkMax = s;
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1)
+        chunkMax = fmaxf(chunkMax,
+                         __shfl_xor_sync(0xffffffffu, chunkMax, offset));
+      if (chunkMax == -CUDART_INF_F)
+        continue; // every key of the chunk masked (the same on all lanes)
+      const float newMax = fmaxf(rowMax, chunkMax);
+      const float correction = expf(rowMax - newMax);
+      const float p = s == -CUDART_INF_F ? 0.0f : expf(s - newMax);
+      float chunkSum = p;
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1)
+        chunkSum += __shfl_xor_sync(0xffffffffu, chunkSum, offset);
+      rowSum = rowSum * correction + chunkSum;
+#pragma unroll
+      for (int c = 0; c < PerLane; ++c)
+        acc[c] *= correction;
+      const int count = static_cast<int>(min(int64_t{32}, rowTile - t0));
+      for (int u = 0; u < count; ++u) {
+        const float pu = __shfl_sync(0xffffffffu, p, u);
+        const float *v = values + (t0 + u) * Ev;
+#pragma unroll
+        for (int c = 0; c < PerLane; ++c) {
+          const int64_t d = lane + 32 * c;
+          if (d < Ev)
+            acc[c] += pu * v[d];
+        }
+      }
+      rowMax = newMax;
+    }
+  }
+
+  if (active) {
+    T *out = static_cast<T *>(a.out);
+    const int64_t outRow =
+        b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
+    const float reciprocal = rowSum > 0.0f ? 1.0f / rowSum : 0.0f;
+#pragma unroll
+    for (int c = 0; c < PerLane; ++c) {
+      const int64_t d = lane + 32 * c;
+      if (d < Ev)
+        out[outRow + d * a.outStrides[3]] = fromFloat<T>(acc[c] * reciprocal);
+    }
+  }
+  if (a.logsumexp && lane == 0 && i < a.logsumexpRows) {
+    const float lse = !active         ? CUDART_INF_F
+                      : rowSum > 0.0f ? rowMax + logf(rowSum)
+                                      : -CUDART_INF_F;
+    a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                i * a.logsumexpStrides[2]] = lse;
+  }
+}
+
+// Keys per shared-memory tile: as many as fit (at most kMaxKeyTile), a
+// multiple of 32 when at least 32 fit, so that chunks fill whole warps.
+int64_t keyTileFor(int64_t bytesPerKey, int64_t fixedBytes) {
+  int64_t keyTile =
+      bytesPerKey > 0 ? (kSharedBytes - fixedBytes) / bytesPerKey : kMaxKeyTile;
+  keyTile = keyTile > kMaxKeyTile ? kMaxKeyTile : keyTile;
+  if (keyTile >= 32)
+    keyTile -= keyTile % 32;
+  return keyTile < 1 ? 1 : keyTile;
+}
+
+template <typename T, int PerLane>
+cudaError_t launch(const AttentionArgs &args, AttentionKernel kernel,
+                   cudaStream_t stream) {
   const int64_t rows = args.queryLen > args.logsumexpRows
                            ? args.queryLen
                            : args.logsumexpRows;
   const dim3 grid(static_cast<unsigned>((rows + kWarps - 1) / kWarps),
                   static_cast<unsigned>(args.heads),
                   static_cast<unsigned>(args.batch));
-  attentionKernel<T, PerLane>
-      <<<grid, kThreads, static_cast<size_t>(keyTile * perKey), stream>>>(
-          args, keyTile);
+  const int64_t floatBytes = static_cast<int64_t>(sizeof(float));
+  if (kernel == AttentionKernel::PerKey) {
+    const int64_t perKey = (args.headDim + args.valueDim) * floatBytes;
+    const int64_t keyTile = keyTileFor(perKey, 0);
+    attentionKernel<T, PerLane>
+        <<<grid, kThreads, static_cast<size_t>(keyTile * perKey), stream>>>(
+            args, keyTile);
+  } else {
+    const int64_t perKey = (args.headDim + 1 + args.valueDim) * floatBytes;
+    const int64_t queryBytes = kWarps * args.headDim * floatBytes;
+    const int64_t keyTile = keyTileFor(perKey, queryBytes);
+    attentionChunkedKernel<T, PerLane>
+        <<<grid, kThreads, static_cast<size_t>(keyTile * perKey + queryBytes),
+           stream>>>(args, keyTile);
+  }
   return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t launchForHeadDim(const AttentionArgs &args, cudaStream_t stream) {
+cudaError_t launchForHeadDim(const AttentionArgs &args, AttentionKernel kernel,
+                             cudaStream_t stream) {
   const int64_t widest =
       args.headDim > args.valueDim ? args.headDim : args.valueDim;
   if (widest <= 32)
-    return launch<T, 1>(args, stream);
+    return launch<T, 1>(args, kernel, stream);
   if (widest <= 64)
-    return launch<T, 2>(args, stream);
+    return launch<T, 2>(args, kernel, stream);
   if (widest <= 128)
-    return launch<T, 4>(args, stream);
+    return launch<T, 4>(args, kernel, stream);
   static_assert(kMaxCudaHeadDim == 256, "PerLane 8 covers 256 dims");
-  return launch<T, 8>(args, stream);
+  return launch<T, 8>(args, kernel, stream);
 }
 
 } // namespace
 
 cudaError_t launchAttentionKernel(const AttentionArgs &args,
+                                  AttentionKernel kernel,
                                   cudaStream_t stream) {
   switch (args.element) {
   case AttentionElement::Float32:
-    return launchForHeadDim<float>(args, stream);
+    return launchForHeadDim<float>(args, kernel, stream);
   case AttentionElement::Float16:
-    return launchForHeadDim<__half>(args, stream);
+    return launchForHeadDim<__half>(args, kernel, stream);
   case AttentionElement::BFloat16:
-    return launchForHeadDim<__nv_bfloat16>(args, stream);
+    return launchForHeadDim<__nv_bfloat16>(args, kernel, stream);
   }
   return cudaErrorInvalidValue;
 }

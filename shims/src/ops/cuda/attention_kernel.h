@@ -20,10 +20,15 @@ namespace aoti::shims::ops {
 /// registers. torch's flash kernels stop at 256 too.
 constexpr int64_t kMaxCudaHeadDim = 256;
 
+/// The two kernels of attention.cu: Chunked (the default) scores 32 keys
+/// per warp step, PerKey one (simpler; kept as the cross-check, selected
+/// with AOTI_SHIMS_CUDA_ATTENTION=per-key).
+enum class AttentionKernel { Chunked, PerKey };
+
 /// Enqueues the attention of `args` (device pointers, head dims within
 /// kMaxCudaHeadDim) on `stream` of the current device.
 cudaError_t launchAttentionKernel(const AttentionArgs &args,
-                                  cudaStream_t stream);
+                                  AttentionKernel kernel, cudaStream_t stream);
 
 } // namespace aoti::shims::ops
 
