@@ -357,6 +357,10 @@ int64_t keyTileFor(int64_t bytesPerKey, int64_t fixedBytes) {
   return keyTile < 1 ? 1 : keyTile;
 }
 
+// tests/shims/attention_kernel_emulation_test.cpp compiles this file as
+// host C++ to run the kernels above on CPU threads; it has no <<<>>>.
+#ifndef AOTI_SHIMS_ATTENTION_EMULATION
+
 template <typename T, int PerLane>
 cudaError_t launch(const AttentionArgs &args, AttentionKernel kernel,
                    cudaStream_t stream) {
@@ -414,5 +418,9 @@ cudaError_t launchAttentionKernel(const AttentionArgs &args,
   }
   return cudaErrorInvalidValue;
 }
+
+#else
+} // namespace
+#endif // AOTI_SHIMS_ATTENTION_EMULATION
 
 } // namespace aoti::shims::ops
