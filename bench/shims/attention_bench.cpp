@@ -5,7 +5,8 @@
 // written as plain loops in float32 (per query row: dot products, softmax,
 // weighted sum of values), at B=1, H=12, L=128, E=64: one attention layer of
 // BERT-base on one 128-token sequence. FLOP counts are the two matrix
-// products, 4*B*H*Lq*Lk*E. Not a test: run by hand,
+// products, 4*B*H*Lq*Lk*E; times are wall-clock (the shim uses threads).
+// Not a test: run by hand,
 //   build/bin/shims_attention_bench
 // and see docs/shims.md for the figures.
 //
@@ -84,7 +85,7 @@ void BM_ShimFloat32(benchmark::State &state) {
   runShim(state, aoti_torch_dtype_float32(), q.data(), k.data(), v.data(),
           state.range(0) != 0);
 }
-BENCHMARK(BM_ShimFloat32)->Arg(0)->Arg(1)->ArgName("causal");
+BENCHMARK(BM_ShimFloat32)->Arg(0)->Arg(1)->ArgName("causal")->UseRealTime();
 
 void BM_ShimBFloat16(benchmark::State &state) {
   const size_t n = kBatch * kHeads * kLen * kHeadDim;
@@ -99,7 +100,7 @@ void BM_ShimBFloat16(benchmark::State &state) {
   runShim(state, aoti_torch_dtype_bfloat16(), q.data(), k.data(), v.data(),
           false);
 }
-BENCHMARK(BM_ShimBFloat16);
+BENCHMARK(BM_ShimBFloat16)->UseRealTime();
 
 // The definition, as plain loops (contiguous float32 [B, H, L, E]).
 void naiveAttention(const float *q, const float *k, const float *v,
@@ -146,7 +147,7 @@ void BM_NaiveFloat32(benchmark::State &state) {
   }
   setFlops(state);
 }
-BENCHMARK(BM_NaiveFloat32);
+BENCHMARK(BM_NaiveFloat32)->UseRealTime();
 
 } // namespace
 

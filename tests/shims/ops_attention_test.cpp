@@ -323,6 +323,26 @@ TEST(OpsAttentionCpu, ValuesWithALargerHeadDimThanTheRowBlock) {
   expectMatchesReference(c);
 }
 
+TEST(OpsAttentionCpu, LargeCallsAreSharedOutToThreads) {
+  // 2 x 4 x 128 x 128 x (64 + 64) = 16M multiply-adds: above the 4M at
+  // which the (batch, kv head) items go to one thread per core.
+  for (Dtype dtype : {Dtype::Float32, Dtype::BFloat16}) {
+    Case c;
+    c.dtype = dtype;
+    c.B = 2;
+    c.H = 4;
+    c.Hk = 2;
+    c.Lq = 128;
+    c.Lk = 128;
+    c.E = 64;
+    c.Ev = 64;
+    c.layout = Layout::Transposed;
+    c.causal = true;
+    c.maskSizes = {2, 1, 1, 128};
+    expectMatchesReference(c);
+  }
+}
+
 TEST(OpsAttentionCpu, NoKeysGivesZerosAndMinusInfinity) {
   Case c;
   c.Lk = 0;

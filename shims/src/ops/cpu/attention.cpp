@@ -1,7 +1,8 @@
 //===- cpu/attention.cpp - Scaled dot-product attention on the host --------===//
 //
 // Exact (not online) softmax, blocked by query rows, in float32 whatever the
-// element type:
+// element type; the (batch, key/value head) pairs are shared out to one
+// thread per core when the call is big enough (>= 4M multiply-adds):
 //   for each batch b and key/value head kh:
 //     pack K[b,kh] (Lk x E) and V[b,kh] (Lk x Ev) into contiguous float32
 //     (reading any strides and converting bf16/f16), once for all the query
@@ -22,9 +23,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace aoti::shims::ops {
@@ -173,104 +178,153 @@ void packRows(const void *data, AttentionElement type, int64_t base,
 
 } // namespace
 
-Error attentionCpu(const AttentionArgs &a) {
+namespace {
+
+// Per-thread buffers: one key/value head packed, one block of query rows,
+// its scores and outputs.
+struct Workspace {
+  std::vector<float> keys, values, queries, scores, outputs;
+  std::vector<float> denominators, lses;
+  Workspace(int64_t Lk, int64_t ldq, int64_t lds, int64_t ldv, int64_t E,
+            int64_t Ev)
+      : keys(static_cast<size_t>(Lk * E)), values(static_cast<size_t>(Lk * Ev)),
+        queries(static_cast<size_t>(kRowBlock * ldq)),
+        scores(static_cast<size_t>(kRowBlock * lds)),
+        outputs(static_cast<size_t>(kRowBlock * ldv)),
+        denominators(kRowBlock), lses(kRowBlock) {}
+};
+
+// Every query head that reads key/value head kh of batch b.
+void attendKvHead(const AttentionArgs &a, int64_t b, int64_t kh,
+                  Workspace &w) {
   const float inf = std::numeric_limits<float>::infinity();
   const int64_t Lq = a.queryLen;
   const int64_t Lk = a.keyLen;
   const int64_t E = a.headDim;
   const int64_t Ev = a.valueDim;
-  const int64_t group = a.kvHeads > 0 ? a.heads / a.kvHeads : 0;
+  const int64_t group = a.heads / a.kvHeads;
+  // Leading dimensions of the packed buffers; BLAS wants them >= 1.
+  const int64_t ldq = std::max<int64_t>(E, 1);
+  const int64_t lds = std::max<int64_t>(Lk, 1);
+  const int64_t ldv = std::max<int64_t>(Ev, 1);
+
+  packRows(a.key, a.element, b * a.keyStrides[0] + kh * a.keyStrides[1],
+           a.keyStrides[2], a.keyStrides[3], 0, Lk, E, w.keys.data());
+  packRows(a.value, a.element,
+           b * a.valueStrides[0] + kh * a.valueStrides[1], a.valueStrides[2],
+           a.valueStrides[3], 0, Lk, Ev, w.values.data());
+  for (int64_t h = kh * group; h < (kh + 1) * group; ++h) {
+    for (int64_t i0 = 0; i0 < Lq; i0 += kRowBlock) {
+      const int64_t rows = std::min(kRowBlock, Lq - i0);
+      packRows(a.query, a.element,
+               b * a.queryStrides[0] + h * a.queryStrides[1],
+               a.queryStrides[2], a.queryStrides[3], i0, rows, E,
+               w.queries.data());
+      gemm(/*transB=*/true, rows, Lk, E, a.scale, w.queries.data(), ldq,
+           w.keys.data(), ldq, w.scores.data(), lds);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        float *row = w.scores.data() + r * lds;
+        const int64_t maskRow = b * a.maskStrides[0] + h * a.maskStrides[1] +
+                                i * a.maskStrides[2];
+        // Keys past the causal limit are masked; limit <= Lk.
+        const int64_t limit =
+            a.causal ? std::clamp<int64_t>(i + a.causalOffset + 1, 0, Lk)
+                     : Lk;
+        float rowMax = -inf;
+        for (int64_t j = 0; j < limit; ++j) {
+          if (a.maskKind != AttentionMask::None)
+            row[j] += maskBias(a, maskRow + j * a.maskStrides[3]);
+          rowMax = std::max(rowMax, row[j]);
+        }
+        float sum = 0.0f;
+        if (rowMax == -inf) { // every key masked
+          std::fill(row, row + Lk, 0.0f);
+        } else {
+          for (int64_t j = 0; j < limit; ++j) {
+            row[j] = std::exp(row[j] - rowMax);
+            sum += row[j];
+          }
+          std::fill(row + limit, row + Lk, 0.0f);
+        }
+        w.denominators[r] = sum;
+        w.lses[r] = sum > 0.0f ? rowMax + std::log(sum) : -inf;
+      }
+      gemm(/*transB=*/false, rows, Ev, Lk, 1.0f, w.scores.data(), lds,
+           w.values.data(), ldv, w.outputs.data(), ldv);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        const float reciprocal =
+            w.denominators[r] > 0.0f ? 1.0f / w.denominators[r] : 0.0f;
+        const int64_t outRow = b * a.outStrides[0] + h * a.outStrides[1] +
+                               i * a.outStrides[2];
+        for (int64_t c = 0; c < Ev; ++c)
+          storeElement(a.out, outRow + c * a.outStrides[3], a.element,
+                       w.outputs[r * ldv + c] * reciprocal);
+        if (a.logsumexp)
+          a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                      i * a.logsumexpStrides[2]] = w.lses[r];
+      }
+    }
+    if (a.logsumexp)
+      for (int64_t i = Lq; i < a.logsumexpRows; ++i)
+        a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                    i * a.logsumexpStrides[2]] = inf;
+  }
+}
+
+// Below this many multiply-adds a call runs on the calling thread alone:
+// starting threads would cost more than they save.
+constexpr int64_t kParallelMacs = int64_t{1} << 22;
+
+} // namespace
+
+Error attentionCpu(const AttentionArgs &a) {
+  const int64_t Lk = a.keyLen;
+  const int64_t E = a.headDim;
+  const int64_t Ev = a.valueDim;
   // cblas takes int dimensions.
   constexpr int64_t kMaxBlasDim = std::numeric_limits<int>::max();
   if (Lk > kMaxBlasDim || E > kMaxBlasDim || Ev > kMaxBlasDim)
     return Error::failure("sequence length ", Lk, " or head dims ", E, "/",
                           Ev, " exceed what cblas_sgemm takes (",
                           kMaxBlasDim, ")");
-  // Leading dimensions of the packed buffers; BLAS wants them >= 1.
   const int64_t ldq = std::max<int64_t>(E, 1);
   const int64_t lds = std::max<int64_t>(Lk, 1);
   const int64_t ldv = std::max<int64_t>(Ev, 1);
 
-  std::vector<float> keys(static_cast<size_t>(Lk * E));
-  std::vector<float> values(static_cast<size_t>(Lk * Ev));
-  std::vector<float> queries(static_cast<size_t>(kRowBlock * ldq));
-  std::vector<float> scores(static_cast<size_t>(kRowBlock * lds));
-  std::vector<float> outputs(static_cast<size_t>(kRowBlock * ldv));
-  std::vector<float> denominators(kRowBlock);
-  std::vector<float> lses(kRowBlock);
+  // Work items: (batch, key/value head) pairs, independent of each other
+  // (each writes its own query heads' rows), shared out to threads. Every
+  // buffer is allocated here, so an allocation failure is an error value
+  // and never an exception inside a thread.
+  const int64_t items = a.batch * a.kvHeads;
+  const int64_t macs =
+      a.batch * a.heads * a.queryLen * Lk * (E + Ev);
+  int64_t threads = 1;
+  if (macs >= kParallelMacs)
+    threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1,
+                                  items);
+  std::vector<Workspace> workspaces;
+  workspaces.reserve(static_cast<size_t>(threads));
+  for (int64_t t = 0; t < threads; ++t)
+    workspaces.emplace_back(Lk, ldq, lds, ldv, E, Ev);
 
-  for (int64_t b = 0; b < a.batch; ++b) {
-    for (int64_t kh = 0; kh < a.kvHeads; ++kh) {
-      packRows(a.key, a.element,
-               b * a.keyStrides[0] + kh * a.keyStrides[1], a.keyStrides[2],
-               a.keyStrides[3], 0, Lk, E, keys.data());
-      packRows(a.value, a.element,
-               b * a.valueStrides[0] + kh * a.valueStrides[1],
-               a.valueStrides[2], a.valueStrides[3], 0, Lk, Ev,
-               values.data());
-      for (int64_t h = kh * group; h < (kh + 1) * group; ++h) {
-        for (int64_t i0 = 0; i0 < Lq; i0 += kRowBlock) {
-          const int64_t rows = std::min(kRowBlock, Lq - i0);
-          packRows(a.query, a.element,
-                   b * a.queryStrides[0] + h * a.queryStrides[1],
-                   a.queryStrides[2], a.queryStrides[3], i0, rows, E,
-                   queries.data());
-          gemm(/*transB=*/true, rows, Lk, E, a.scale, queries.data(), ldq,
-               keys.data(), ldq, scores.data(), lds);
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            float *row = scores.data() + r * lds;
-            const int64_t maskRow = b * a.maskStrides[0] +
-                                    h * a.maskStrides[1] +
-                                    i * a.maskStrides[2];
-            // Keys past the causal limit are masked; limit <= Lk.
-            const int64_t limit =
-                a.causal ? std::clamp<int64_t>(i + a.causalOffset + 1, 0, Lk)
-                         : Lk;
-            float rowMax = -inf;
-            for (int64_t j = 0; j < limit; ++j) {
-              if (a.maskKind != AttentionMask::None)
-                row[j] += maskBias(a, maskRow + j * a.maskStrides[3]);
-              rowMax = std::max(rowMax, row[j]);
-            }
-            float sum = 0.0f;
-            if (rowMax == -inf) { // every key masked
-              std::fill(row, row + Lk, 0.0f);
-            } else {
-              for (int64_t j = 0; j < limit; ++j) {
-                row[j] = std::exp(row[j] - rowMax);
-                sum += row[j];
-              }
-              std::fill(row + limit, row + Lk, 0.0f);
-            }
-            denominators[r] = sum;
-            lses[r] = sum > 0.0f ? rowMax + std::log(sum) : -inf;
-          }
-          gemm(/*transB=*/false, rows, Ev, Lk, 1.0f, scores.data(), lds,
-               values.data(), ldv, outputs.data(), ldv);
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            const float reciprocal =
-                denominators[r] > 0.0f ? 1.0f / denominators[r] : 0.0f;
-            const int64_t outRow = b * a.outStrides[0] + h * a.outStrides[1] +
-                                   i * a.outStrides[2];
-            for (int64_t c = 0; c < Ev; ++c)
-              storeElement(a.out, outRow + c * a.outStrides[3], a.element,
-                           outputs[r * ldv + c] * reciprocal);
-            if (a.logsumexp)
-              a.logsumexp[b * a.logsumexpStrides[0] +
-                          h * a.logsumexpStrides[1] +
-                          i * a.logsumexpStrides[2]] = lses[r];
-          }
-        }
-        if (a.logsumexp)
-          for (int64_t i = Lq; i < a.logsumexpRows; ++i)
-            a.logsumexp[b * a.logsumexpStrides[0] +
-                        h * a.logsumexpStrides[1] +
-                        i * a.logsumexpStrides[2]] = inf;
-      }
+  std::atomic<int64_t> next{0};
+  auto worker = [&](Workspace &w) {
+    for (int64_t item = next++; item < items; item = next++)
+      attendKvHead(a, item / a.kvHeads, item % a.kvHeads, w);
+  };
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker, std::ref(workspaces[t]));
+    } catch (const std::system_error &) {
+      break; // fewer threads; the others take the remaining items
     }
   }
+  worker(workspaces[0]);
+  for (std::thread &thread : pool)
+    thread.join();
   return Error::success();
 }
 
