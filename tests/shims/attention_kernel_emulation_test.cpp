@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-// --- A CUDA execution model on host threads ---------------------------------
+// --- A CUDA execution model on host threads -------------------------------
 #undef __global__
 #undef __device__
 #undef __shared__
@@ -84,7 +84,7 @@ float shared[kSharedBytes / sizeof(float)];
 } // namespace
 } // namespace aoti::shims::ops
 
-// --- The test ------------------------------------------------------------------
+// --- The test ----------------------------------------------------------------
 #include "attention_test_util.h"
 
 using namespace aoti::test;

@@ -7,11 +7,11 @@
 // allocates every output exactly as torch 2.11's meta function for that op
 // (torch/_meta_registrations.py) shapes and strides it:
 //
-//   op (meta__…)              out                          logsumexp (float32)
-//   efficient_attention       [B,Lq,H,Ev] transposed(1,2)  [B,H,ceil(Lq/32)*32] or [B,H,0]
-//   flash_attention (CUDA)    empty_like(query)            [B,H,Lq]
-//   cudnn_attention           alloc_with_matching_layout   [B,H,Lq,1]
-//   flash_attention_for_cpu   empty_like(query)            [B,Lq,H] transposed(1,2)
+//   op               out                          logsumexp (float32)
+//   efficient        [B,Lq,H,Ev].transpose(1,2)   [B,H,ceil(Lq/32)*32], [B,H,0]
+//   flash (CUDA)     empty_like(query)            [B,H,Lq]
+//   cudnn            alloc_with_matching_layout   [B,H,Lq,1]
+//   flash_for_cpu    empty_like(query)            [B,Lq,H].transpose(1,2)
 //
 // and the rest: flash and cuDNN return max_seqlen_q/k through int64
 // out-parameters, None (a null handle) for cum_seq_q/k, philox seed and
