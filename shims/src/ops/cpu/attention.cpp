@@ -13,14 +13,17 @@
 //       exponentiate, sum (the softmax denominator l; lse = max + log l)
 //       O = P V                                   (SGEMM)
 //       out[i] = O[i] / l, converted and stored through out's strides.
-// The GEMMs are OpenBLAS's cblas_sgemm (its own threads), on packed
-// operands so that strides and dtypes never reach BLAS. Memory is
+// The GEMMs are OpenBLAS's cblas_sgemm (its own threads) when the build has
+// it (AOTI_SHIMS_HAVE_OPENBLAS, as for the GEMM fallbacks), else plain loops,
+// on packed operands so that strides and dtypes never reach BLAS. Memory is
 // O(64 x Lk + Lk x (E + Ev)) floats per call.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
 
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
 #include <cblas.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -152,10 +155,36 @@ void gemm(bool transB, int64_t M, int64_t N, int64_t K, float alpha,
       std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
     return;
   }
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
   cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
               alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), 0.0f,
               C, static_cast<int>(ldc));
+#else
+  // Plain loops, unit-stride innermost: a build without OpenBLAS still runs
+  // attention, only slower.
+  for (int64_t i = 0; i < M; ++i) {
+    float *c = C + i * ldc;
+    const float *a = A + i * lda;
+    if (transB) {
+      for (int64_t j = 0; j < N; ++j) {
+        const float *b = B + j * ldb;
+        float sum = 0.0f;
+        for (int64_t k = 0; k < K; ++k)
+          sum += a[k] * b[k];
+        c[j] = alpha * sum;
+      }
+    } else {
+      std::fill(c, c + N, 0.0f);
+      for (int64_t k = 0; k < K; ++k) {
+        const float scaled = alpha * a[k];
+        const float *b = B + k * ldb;
+        for (int64_t j = 0; j < N; ++j)
+          c[j] += scaled * b[j];
+      }
+    }
+  }
+#endif
 }
 
 // Packs rows [row0, row0 + rows) of a [.., L, D] slice at `base` (element
