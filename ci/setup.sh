@@ -14,6 +14,7 @@ packages=(
   groff-base                           # tests/cli: the man page renders
   python3-jsonschema                   # tests/sarif: SARIF schema validation
   libdnnl-dev                          # shims: CPU convolution fallback (oneDNN 2.6)
+  libopenblas-dev                      # shims: CPU GEMM fallbacks (cblas)
 )
 
 missing=()

@@ -356,6 +356,37 @@ AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_convolution(
     int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
     int32_t transposed, const int64_t* output_padding,
     int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
+/* Attention fallbacks: scaled dot-product attention, forward only          */
+/* ------------------------------------------------------------------------ */
+/* torch 2.11's signatures (generated/c_shim_cuda.h, c_shim_cpu.h). query is
+ * [B, H, Lq, E], key [B, Hk, Lk, E], value [B, Hk, Lk, Ev], any strides and
+ * offsets, one of float32, float16, bfloat16 (accumulated in float32); Hk
+ * may divide H (grouped-query attention). An optional tensor argument
+ * (AtenTensorHandle*) is None when null; attn_bias/attn_mask is bool
+ * (true = attend) or float (added to the scaled scores) and broadcasts to
+ * [B, H, Lq, Lk]. scale null means 1/sqrt(E). dropout_p must be 0 (export
+ * in eval mode). Every output is shaped and strided as torch's meta
+ * function makes it; a null output pointer skips that output; ret pointers
+ * for outputs that are None get a null handle. See docs/shims.md. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias,
+    int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, double* scale,
+    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p,
+    int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0,
+    AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4,
+    int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias,
+    int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, int32_t return_debug_mask,
+    double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
+    AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6,
+    AtenTensorHandle* ret7, AtenTensorHandle* ret8);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p,
+    int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0,
+    AtenTensorHandle* ret1);
 
 #ifdef __cplusplus
 } /* extern "C" */
