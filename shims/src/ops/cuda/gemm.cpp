@@ -1,4 +1,4 @@
-//===- blas.cpp - mm, addmm and bmm through cuBLAS -------------------------===//
+//===- ops/cuda/gemm.cpp - mm, addmm and bmm through cuBLAS ----------------===//
 //
 // cuBLAS is column-major; tensors are strided. A matrix X (rows x cols, row
 // stride rs, column stride cs) is something cuBLAS can read in place when one
@@ -22,10 +22,12 @@
 // TF32: torch's default); float16 and bfloat16 accumulate in float32.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/gemm.h"
+
 #include "copy.h"
+#include "cuda/cuda_internal.h"
+#include "cuda/device_scope.h"
 #include "cuda_api.h"
-#include "cuda_internal.h"
-#include "device_scope.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -156,8 +158,8 @@ Expected<Operand> readable(const Tensor &t, std::optional<Tensor> &keepAlive) {
 
 } // namespace
 
-Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
-             const Tensor *addend, double beta, double alpha) {
+Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
+           const Tensor *addend, double beta, double alpha) {
   const size_t n = static_cast<size_t>(out.dim());
   const int64_t batch = n == 3 ? out.sizes()[0] : 1;
   const int64_t m = out.sizes()[n - 2];
