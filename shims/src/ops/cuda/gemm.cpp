@@ -1,4 +1,4 @@
-//===- ops/cuda/gemm.cpp - mm, addmm and bmm through cuBLAS ----------------===//
+//===- ops/cuda/gemm.cpp - mm, addmm, bmm and baddbmm through cuBLAS -------===//
 //
 // cuBLAS is column-major; tensors are strided. A matrix X (rows x cols, row
 // stride rs, column stride cs) is something cuBLAS can read in place when one
@@ -16,10 +16,12 @@
 // column-major, i.e. into out's row-major memory; transposing an operand only
 // flips its op. For row-major contiguous inputs and output (the usual case)
 // that becomes the classic gemm(N, N, n, m, k, B, A, C) call. An output in
-// neither form is computed into a contiguous temporary and copied.
+// neither form, or one sharing memory with an operand, is computed into a
+// contiguous temporary and copied.
 //
 // float32 runs in full float32 (CUBLAS_COMPUTE_32F, default math mode, so no
-// TF32: torch's default); float16 and bfloat16 accumulate in float32.
+// TF32: torch's default); float16 and bfloat16 accumulate in float32;
+// float64 runs in float64 (CUBLAS_COMPUTE_64F).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/gemm.h"
@@ -126,17 +128,11 @@ cudaDataType dataType(ScalarType type) {
     return CUDA_R_16F;
   case ScalarType::BFloat16:
     return CUDA_R_16BF;
+  case ScalarType::Float64:
+    return CUDA_R_64F;
   default:
     return CUDA_R_32F;
   }
-}
-
-bool sameView(const Tensor &a, const Tensor &b) {
-  return a.data() == b.data() && a.dtype() == b.dtype() &&
-         std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin(),
-                    b.sizes().end()) &&
-         std::equal(a.strides().begin(), a.strides().end(),
-                    b.strides().begin(), b.strides().end());
 }
 
 // An operand readable by cuBLAS: the tensor itself, or a contiguous copy of
@@ -177,8 +173,12 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   // Where cuBLAS writes: out, or a contiguous temporary copied to out last.
   // An empty inner dimension always stages (see below).
   std::optional<Tensor> staged;
+  // So does an out that shares memory with an operand (addmm in place on
+  // self excepted), so that nothing is overwritten while it is still read.
+  const bool inPlace = beta != 0.0 && ops::sameView(*addend, out);
   std::optional<Operand> target = k > 0 ? asOutput(out) : std::nullopt;
-  if (!target) {
+  if (!target || ops::overlaps(out, a) || ops::overlaps(out, b) ||
+      (beta != 0.0 && !inPlace && ops::overlaps(out, *addend))) {
     Expected<Tensor> temp =
         Tensor::emptyContiguous(out.sizes(), out.dtype(), out.device());
     if (!temp)
@@ -191,7 +191,7 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   const Tensor &result = staged ? *staged : out;
 
   // cuBLAS computes C = alpha * AB + beta * C, so C starts as the addend.
-  if (beta != 0.0 && !(!staged && sameView(*addend, out)))
+  if (beta != 0.0 && !(inPlace && !staged))
     if (Error err = copyTensor(result, *addend, /*nonBlocking=*/true))
       return err;
 
@@ -225,8 +225,14 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   if (!handle)
     return handle.takeError();
 
+  // The scalars' type is the compute type's.
+  const bool isDouble = out.dtype() == ScalarType::Float64;
   const float alphaF = static_cast<float>(alpha);
   const float betaF = static_cast<float>(beta);
+  const void *alphaPtr = isDouble ? static_cast<const void *>(&alpha) : &alphaF;
+  const void *betaPtr = isDouble ? static_cast<const void *>(&beta) : &betaF;
+  const cublasComputeType_t compute =
+      isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   const cudaDataType type = dataType(out.dtype());
   // C column-major: C = op(A) op(B). C row-major: C^T = op(B)^T op(A)^T.
   const bool direct = target->op == CUBLAS_OP_N;
@@ -239,12 +245,12 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   if (Error err = check(
           cublasGemmStridedBatchedEx(
               *handle, opFirst, opSecond, static_cast<int>(rowsC),
-              static_cast<int>(colsC), static_cast<int>(k), &alphaF,
+              static_cast<int>(colsC), static_cast<int>(k), alphaPtr,
               first.data, type, static_cast<int>(first.ld), first.batchStride,
               second.data, type, static_cast<int>(second.ld),
-              second.batchStride, &betaF, target->data, type,
+              second.batchStride, betaPtr, target->data, type,
               static_cast<int>(target->ld), target->batchStride,
-              static_cast<int>(batch), CUBLAS_COMPUTE_32F,
+              static_cast<int>(batch), compute,
               CUBLAS_GEMM_DEFAULT),
           "cublasGemmStridedBatchedEx"))
     return err;
