@@ -146,6 +146,13 @@ inline double decodeValue(const Dtype &type, const void *in) {
   return 0.0;
 }
 
+// `value` as the nearest value of `type` holds (stored and read back).
+inline double roundTrip(const Dtype &type, double value) {
+  uint8_t bytes[8];
+  encodeValue(type, value, bytes);
+  return decodeValue(type, bytes);
+}
+
 inline int64_t numelOf(const std::vector<int64_t> &sizes) {
   int64_t n = 1;
   for (int64_t s : sizes)

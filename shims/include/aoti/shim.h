@@ -355,6 +355,22 @@ AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, 
                                                           AtenTensorHandle batch2, double beta,
                                                           double alpha);
 
+/* ------------------------------------------------------------------------ */
+/* Op fallbacks: scan (cumsum), CPU and CUDA                                 */
+/* ------------------------------------------------------------------------ */
+
+/* *ret0 = a new contiguous tensor with self's sizes: the running sum of self
+ * along dim (negative counts from the end; a 0-d self takes 0 or -1). Its
+ * dtype is *dtype when dtype is non-null, else int64 for an integral or bool
+ * self, else self's dtype; self is converted to it before summing. Any
+ * strides. Signature of torch 2.11's generated c_shim_cpu.h / c_shim_cuda.h.
+ * CPU sums in order in torch's accumulation type (bit-identical to torch's
+ * CPU kernel); CUDA runs one thread per line on the current stream. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim,
+                                                    int32_t* dtype, AtenTensorHandle* ret0);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_cumsum(AtenTensorHandle self, int64_t dim,
+                                                     int32_t* dtype, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
