@@ -10,7 +10,14 @@
 namespace aoti::test {
 namespace {
 
-bool always() { return true; }
+// Without OpenBLAS the CPU cases skip, and one test checks the refusal.
+bool haveOpenBlas() {
+#ifdef AOTI_TEST_HAVE_OPENBLAS
+  return true;
+#else
+  return false;
+#endif
+}
 
 GemmApi cpuGemm() {
   return {"cpu",
@@ -19,7 +26,7 @@ GemmApi cpuGemm() {
           aoti_torch_cpu_addmm_out,
           aoti_torch_cpu_bmm_out,
           aoti_torch_cpu_baddbmm_out,
-          always};
+          haveOpenBlas};
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, GemmOps,
@@ -46,9 +53,19 @@ TEST(GemmDevices, TheCudaEntryPointsRefuseCpuTensors) {
       "'batch1' is on cpu");
 }
 
+TEST(GemmDevices, WithoutOpenBlasTheCpuEntryPointsSaySo) {
+  if (haveOpenBlas())
+    GTEST_SKIP() << "built with OpenBLAS";
+  TensorHandle m = makeTensor(patternValues(4, 1), {{2, 2}}, float32Type(), 0);
+  EXPECT_SHIM_FAILS(aoti_torch_cpu_mm_out(m.get(), m.get(), m.get()),
+                    "built without OpenBLAS");
+}
+
 // OpenBLAS' float32 result for a large product agrees with a double
 // reference to float32 accuracy (the tolerance the docs state).
 TEST(GemmAccuracy, Float32AgreesWithADoubleReferenceAt256) {
+  if (!haveOpenBlas())
+    GTEST_SKIP() << "built without OpenBLAS";
   const int64_t n = 256;
   const std::vector<double> a = patternValues(n * n, 31);
   const std::vector<double> b = patternValues(n * n, 32);

@@ -218,6 +218,17 @@ constexpr GemmSignature kCudaBaddbmm{DeviceType::CUDA, "batch1", "batch2", 3};
 
 } // namespace
 
+#ifndef AOTI_SHIMS_HAVE_OPENBLAS
+// A build without OpenBLAS (AOTI_OPENBLAS=OFF, or AUTO where it is missing)
+// has no ops/cpu/gemm.cpp; the CPU entry points stay and say why they fail.
+Error aoti::shims::cpu::gemm(const Tensor &, const Tensor &, const Tensor &,
+                             const Tensor *, double, double) {
+  return Error::failure("libaoti_shims was built without OpenBLAS, which the "
+                        "CPU matmul fallbacks need (install libopenblas-dev "
+                        "and configure with AOTI_OPENBLAS=ON)");
+}
+#endif
+
 #ifndef AOTI_SHIMS_HAVE_CUDA
 // A build without CUDA has no ops/cuda/gemm.cpp. No CUDA tensor can exist
 // there, so the checks above already refuse every call; this keeps the link

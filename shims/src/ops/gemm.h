@@ -5,7 +5,8 @@
 // argument at fault), and hands one checked problem,
 //     out = beta * addend + alpha * (a @ b),
 // to the device's implementation declared here:
-//  - cpu::gemm   ops/cpu/gemm.cpp, OpenBLAS (cblas_sgemm/dgemm);
+//  - cpu::gemm   ops/cpu/gemm.cpp, OpenBLAS (cblas_sgemm/dgemm), compiled
+//    only when OpenBLAS is found (else a failing stand-in, as for CUDA);
 //  - cuda::gemm  ops/cuda/gemm.cpp, cuBLAS, compiled only in CUDA builds;
 //    without CUDA, ops/gemm.cpp defines it as a failure saying so, so every
 //    build exports the same entry points.
