@@ -64,15 +64,13 @@ struct GemmSignature {
   int64_t ndim;      // 2 or 3
 };
 
-bool isSupportedDtype(DeviceType device, ScalarType type) {
-  (void)device; // both implement the same four
+// Both devices implement the same four.
+bool isSupportedDtype(ScalarType type) {
   return type == ScalarType::Float32 || type == ScalarType::Float64 ||
          type == ScalarType::Float16 || type == ScalarType::BFloat16;
 }
 
-const char *supportedDtypes(DeviceType) {
-  return "float32, float64, float16, bfloat16";
-}
+constexpr const char *kSupportedDtypes = "float32, float64, float16, bfloat16";
 
 std::string shapeOf(std::span<const int64_t> sizes) {
   std::ostringstream os;
@@ -110,9 +108,9 @@ Error checkOperands(const GemmSignature &sig,
                             ", expected ", dtypeName(first.dtype()),
                             " (all operands and out must have one dtype)");
   }
-  if (!isSupportedDtype(sig.device, first.dtype()))
+  if (!isSupportedDtype(first.dtype()))
     return Error::failure("unsupported dtype ", dtypeName(first.dtype()),
-                          " (supported: ", supportedDtypes(sig.device), ")");
+                          " (supported: ", kSupportedDtypes, ")");
   return Error::success();
 }
 

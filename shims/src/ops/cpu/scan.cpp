@@ -89,7 +89,7 @@ template <typename Acc, typename V> Acc add(Acc acc, V value) {
 }
 
 template <typename In, typename Out>
-void scanLines(const Tensor &out, const Tensor &self, const ScanLines &l) {
+Error scanLines(const Tensor &out, const Tensor &self, const ScanLines &l) {
   using Acc = typename Accumulator<Out>::type;
   const In *src = static_cast<const In *>(self.data());
   Out *dst = static_cast<Out *>(out.data());
@@ -115,29 +115,30 @@ void scanLines(const Tensor &out, const Tensor &self, const ScanLines &l) {
       index[d] = 0;
     }
   }
+  return Error::success();
 }
 
 template <typename In>
 Error scanFrom(const Tensor &out, const Tensor &self, const ScanLines &l) {
   switch (out.dtype()) {
   case ScalarType::UInt8:
-    return scanLines<In, uint8_t>(out, self, l), Error::success();
+    return scanLines<In, uint8_t>(out, self, l);
   case ScalarType::Int8:
-    return scanLines<In, int8_t>(out, self, l), Error::success();
+    return scanLines<In, int8_t>(out, self, l);
   case ScalarType::Int16:
-    return scanLines<In, int16_t>(out, self, l), Error::success();
+    return scanLines<In, int16_t>(out, self, l);
   case ScalarType::Int32:
-    return scanLines<In, int32_t>(out, self, l), Error::success();
+    return scanLines<In, int32_t>(out, self, l);
   case ScalarType::Int64:
-    return scanLines<In, int64_t>(out, self, l), Error::success();
+    return scanLines<In, int64_t>(out, self, l);
   case ScalarType::Float16:
-    return scanLines<In, Half>(out, self, l), Error::success();
+    return scanLines<In, Half>(out, self, l);
   case ScalarType::BFloat16:
-    return scanLines<In, BHalf>(out, self, l), Error::success();
+    return scanLines<In, BHalf>(out, self, l);
   case ScalarType::Float32:
-    return scanLines<In, float>(out, self, l), Error::success();
+    return scanLines<In, float>(out, self, l);
   case ScalarType::Float64:
-    return scanLines<In, double>(out, self, l), Error::success();
+    return scanLines<In, double>(out, self, l);
   default:
     return Error::failure("cumsum cannot produce ", dtypeName(out.dtype()));
   }
