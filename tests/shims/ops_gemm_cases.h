@@ -322,7 +322,7 @@ TEST_P(GemmOps, AddmmWithAnEmptyInnerDimensionScalesSelf) {
   TensorHandle b = make({}, {{0, 2}});
   const std::vector<double> bias = patternValues(2, 13);
   TensorHandle tbias = make(bias, {{2}});
-  for (double beta : {0.0, 1.0}) {
+  for (double beta : {0.0, 1.0, 0.5, -2.0}) {
     TensorHandle out = nanOut({{3, 2}});
     ASSERT_SHIM_OK(
         api().addmm(out.get(), tbias.get(), a.get(), b.get(), beta, 1.0));
@@ -332,6 +332,17 @@ TEST_P(GemmOps, AddmmWithAnEmptyInnerDimensionScalesSelf) {
         expected.push_back(beta * v);
     EXPECT_EQ(readTensor(out, type()), expected) << "beta " << beta;
   }
+  // The same for a batched, column-major out.
+  TensorHandle a3 = make({}, {{2, 3, 0}});
+  TensorHandle b3 = make({}, {{2, 0, 2}});
+  TensorHandle out3 = nanOut({{2, 3, 2}, {6, 1, 3}});
+  ASSERT_SHIM_OK(api().baddbmm(out3.get(), tbias.get(), a3.get(), b3.get(),
+                               0.5, 1.0));
+  std::vector<double> expected3;
+  for (int i = 0; i < 6; ++i)
+    for (double v : bias)
+      expected3.push_back(0.5 * v);
+  EXPECT_EQ(readTensor(out3, type()), expected3);
 }
 
 struct BmmLayouts {

@@ -19,6 +19,10 @@
 // neither form, or one sharing memory with an operand, is computed into a
 // contiguous temporary and copied.
 //
+// An empty inner dimension (k = 0, which cuBLAS refuses) makes the product
+// zero, so out = beta * addend: zeros, the addend as is, or for any other
+// beta a gemm with k = 1 over zero operands, which scales C by beta.
+//
 // float32 runs in full float32 (CUBLAS_COMPUTE_32F, default math mode, so no
 // TF32: torch's default); float16 and bfloat16 accumulate in float32;
 // float64 runs in float64 (CUBLAS_COMPUTE_64F).
@@ -37,6 +41,7 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <span>
 
 namespace aoti::shims::cuda {
 namespace {
@@ -195,6 +200,12 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
     if (Error err = copyTensor(result, *addend, /*nonBlocking=*/true))
       return err;
 
+  // C column-major: C = op(A) op(B). C row-major: C^T = op(B)^T op(A)^T.
+  const bool direct = target->op == CUBLAS_OP_N;
+
+  std::optional<Tensor> aCopy, bCopy, zeros;
+  std::optional<Operand> opA, opB;
+  int64_t kEffective = k;
   if (k == 0) {
     // cuBLAS wants k >= 1. The product is all zeros: out = beta * addend.
     if (beta == 0.0) {
@@ -203,20 +214,39 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
                                     result.itemSize(),
                                 device))
         return err;
-    } else if (beta != 1.0) {
-      return Error::failure("an empty inner dimension with beta ", beta,
-                            " is not supported (only 0 or 1)");
+      return copyTensor(out, result, /*nonBlocking=*/true);
     }
-    return copyTensor(out, result, /*nonBlocking=*/true);
+    if (beta == 1.0)
+      return copyTensor(out, result, /*nonBlocking=*/true);
+    // Any other beta: a gemm with k = 1 over zero operands scales C by
+    // beta. Both operands read the same zeros: an m x 1 and a 1 x n matrix,
+    // shaped so that after the transposition below they are read as op N.
+    const int64_t longest = std::max(m, nCols);
+    Expected<Tensor> buffer =
+        Tensor::emptyContiguous(std::span<const int64_t>(&longest, 1),
+                                out.dtype(), out.device());
+    if (!buffer)
+      return buffer.takeError();
+    zeros = std::move(*buffer);
+    if (Error err = zeroBytes(zeros->data(),
+                              static_cast<size_t>(longest) * zeros->itemSize(),
+                              device))
+      return err;
+    opA = Operand{zeros->data(), direct ? CUBLAS_OP_N : CUBLAS_OP_T,
+                  direct ? std::max<int64_t>(m, 1) : 1, 0};
+    opB = Operand{zeros->data(), direct ? CUBLAS_OP_N : CUBLAS_OP_T,
+                  direct ? 1 : std::max<int64_t>(nCols, 1), 0};
+    kEffective = 1;
+  } else {
+    Expected<Operand> readA = readable(a, aCopy);
+    if (!readA)
+      return readA.takeError();
+    Expected<Operand> readB = readable(b, bCopy);
+    if (!readB)
+      return readB.takeError();
+    opA = *readA;
+    opB = *readB;
   }
-
-  std::optional<Tensor> aCopy, bCopy;
-  Expected<Operand> opA = readable(a, aCopy);
-  if (!opA)
-    return opA.takeError();
-  Expected<Operand> opB = readable(b, bCopy);
-  if (!opB)
-    return opB.takeError();
 
   ScopedDevice scope(device);
   if (Error err = scope.takeStatus())
@@ -234,8 +264,6 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   const cublasComputeType_t compute =
       isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   const cudaDataType type = dataType(out.dtype());
-  // C column-major: C = op(A) op(B). C row-major: C^T = op(B)^T op(A)^T.
-  const bool direct = target->op == CUBLAS_OP_N;
   const Operand &first = direct ? *opA : *opB;
   const Operand &second = direct ? *opB : *opA;
   const cublasOperation_t opFirst = direct ? first.op : flip(first.op);
@@ -245,7 +273,7 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   if (Error err = check(
           cublasGemmStridedBatchedEx(
               *handle, opFirst, opSecond, static_cast<int>(rowsC),
-              static_cast<int>(colsC), static_cast<int>(k), alphaPtr,
+              static_cast<int>(colsC), static_cast<int>(kEffective), alphaPtr,
               first.data, type, static_cast<int>(first.ld), first.batchStride,
               second.data, type, static_cast<int>(second.ld),
               second.batchStride, betaPtr, target->data, type,
