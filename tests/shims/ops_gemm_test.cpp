@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ops_gemm_cases.h"
 
+#include "ops/cpu/float16.h"
+
 namespace aoti::test {
 namespace {
 
@@ -77,6 +79,62 @@ TEST(GemmAccuracy, Float32AgreesWithADoubleReferenceAt256) {
   expectGemmClose(readTensor(out, float32Type()),
                   referenceGemm(a, b, {}, 1, n, n, n, 0.0, 1.0), float32Type(),
                   "256x256x256");
+}
+
+// The library's bit-level float16/bfloat16 conversions (ops/cpu/float16.h,
+// used by the half-precision GEMM and cumsum paths) against this test's
+// value-level ones: every float16, and floats across the whole range.
+TEST(HalfConversions, EveryFloat16WidensExactly) {
+  for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+    const double expected = float16ToDouble(static_cast<uint16_t>(bits));
+    const float actual =
+        aoti::shims::cpu::float16ToFloat(static_cast<uint16_t>(bits));
+    if (std::isnan(expected))
+      EXPECT_TRUE(std::isnan(actual)) << std::hex << bits;
+    else
+      EXPECT_EQ(static_cast<double>(actual), expected) << std::hex << bits;
+  }
+}
+
+TEST(HalfConversions, FloatsNarrowToTheNearestEvenFloat16) {
+  // Every 997th float bit pattern (both signs, zeros, subnormals, normals,
+  // infinities and NaNs), plus the boundaries of each float16 range.
+  std::vector<float> values;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 997) {
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float v;
+    std::memcpy(&v, &b, 4);
+    values.push_back(v);
+  }
+  for (float v : {0.0f, 65504.0f, 65519.99f, 65520.0f, 65536.0f, 0x1p-14f,
+                  0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1.ffcp-15f, 0x1.ffep-15f,
+                  1.0f + 0x1p-11f, 1.0f + 0x1.8p-11f, 2049.0f, 2051.0f})
+    for (float s : {1.0f, -1.0f})
+      values.push_back(s * v);
+  for (float v : values) {
+    const uint16_t actual = aoti::shims::cpu::floatToFloat16(v);
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(float16ToDouble(actual))) << v;
+      continue;
+    }
+    EXPECT_EQ(actual, float16FromDouble(v)) << std::hexfloat << v;
+  }
+}
+
+TEST(HalfConversions, BFloat16RoundsToNearestEven) {
+  using aoti::shims::cpu::bfloat16ToFloat;
+  using aoti::shims::cpu::floatToBFloat16;
+  EXPECT_EQ(floatToBFloat16(1.0f), 0x3f80);
+  EXPECT_EQ(floatToBFloat16(1.0f + 0x1p-8f), 0x3f80);   // tie, even stays
+  EXPECT_EQ(floatToBFloat16(1.0f + 0x1.8p-7f), 0x3f82); // tie, odd rounds up
+  EXPECT_EQ(floatToBFloat16(1.0f + 0x1.2p-8f), 0x3f81); // above the tie
+  EXPECT_EQ(floatToBFloat16(-2.5f), 0xc020);
+  EXPECT_TRUE(std::isnan(bfloat16ToFloat(floatToBFloat16(std::nanf("")))));
+  for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+    const float wide = bfloat16ToFloat(static_cast<uint16_t>(bits));
+    if (!std::isnan(wide))
+      EXPECT_EQ(floatToBFloat16(wide), bits) << std::hex << bits;
+  }
 }
 
 } // namespace

@@ -6,8 +6,9 @@
 // storage, filled from a host tensor of the same layout with
 // aoti_torch_copy_, so the same helpers serve CPU and CUDA tensors. Values
 // travel as double, converted to and from each dtype here, independently
-// of the library (float16 through the compiler's _Float16, bfloat16 by bit
-// truncation: the tests only store values that bfloat16 holds exactly).
+// of the library's own conversions (float16 through frexp/ldexp with
+// rounding to nearest even; bfloat16 by bit truncation: the tests only store
+// values that bfloat16 holds exactly).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_TESTS_SHIMS_OPS_TEST_UTIL_H
@@ -24,6 +25,44 @@
 #include <vector>
 
 namespace aoti::test {
+
+// IEEE binary16 from and to double, by value rather than by bits (the
+// library works on bits; this is the independent check).
+inline uint16_t float16FromDouble(double value) {
+  const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  if (std::isnan(value))
+    return 0x7e00;
+  const double magnitude = std::fabs(value);
+  // Below 2^-14 (subnormals and zero): a whole number of 2^-24 (nearbyint
+  // rounds to nearest even in the default rounding mode). 1024 of them,
+  // reached by rounding up, is 2^-14, whose bits are exactly 1024 too.
+  if (magnitude < std::ldexp(1.0, -14))
+    return static_cast<uint16_t>(
+        sign | static_cast<uint16_t>(std::nearbyint(std::ldexp(magnitude, 24))));
+  int exponent = 0;
+  const double fraction = std::frexp(magnitude, &exponent); // [0.5, 1)
+  double mantissa = std::nearbyint(fraction * 2048); // 1024..2048
+  if (mantissa == 2048) {
+    mantissa = 1024;
+    ++exponent;
+  }
+  const int biased = exponent - 1 + 15;
+  if (biased >= 31)
+    return static_cast<uint16_t>(sign | 0x7c00); // overflow: infinity
+  return static_cast<uint16_t>(sign | (biased << 10) |
+                               (static_cast<int>(mantissa) - 1024));
+}
+
+inline double float16ToDouble(uint16_t bits) {
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int mantissa = bits & 0x3ff;
+  if (exponent == 0x1f)
+    return mantissa ? std::nan("") : sign * HUGE_VAL;
+  if (exponent == 0)
+    return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
 
 struct Dtype {
   int32_t code;
@@ -56,7 +95,7 @@ inline void encodeValue(const Dtype &type, double value, void *out) {
   } else if (c == aoti_torch_dtype_float64()) {
     std::memcpy(out, &value, 8);
   } else if (c == aoti_torch_dtype_float16()) {
-    const _Float16 v = static_cast<_Float16>(value);
+    const uint16_t v = float16FromDouble(value);
     std::memcpy(out, &v, 2);
   } else if (c == aoti_torch_dtype_bfloat16()) {
     const float v = static_cast<float>(value);
@@ -100,9 +139,9 @@ inline double decodeValue(const Dtype &type, const void *in) {
     return v;
   }
   if (c == aoti_torch_dtype_float16()) {
-    _Float16 v;
+    uint16_t v;
     std::memcpy(&v, in, 2);
-    return static_cast<double>(v);
+    return float16ToDouble(v);
   }
   if (c == aoti_torch_dtype_bfloat16()) {
     uint16_t half;
