@@ -108,7 +108,8 @@ TEST(HalfConversions, FloatsNarrowToTheNearestEvenFloat16) {
   }
   for (float v : {0.0f, 65504.0f, 65519.99f, 65520.0f, 65536.0f, 0x1p-14f,
                   0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1.ffcp-15f, 0x1.ffep-15f,
-                  1.0f + 0x1p-11f, 1.0f + 0x1.8p-11f, 2049.0f, 2051.0f})
+                  1.0f + 0x1p-11f, 1.0f + 0x1.8p-11f, 2049.0f, 2051.0f,
+                  HUGE_VALF})
     for (float s : {1.0f, -1.0f})
       values.push_back(s * v);
   for (float v : values) {

@@ -32,6 +32,8 @@ inline uint16_t float16FromDouble(double value) {
   const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
   if (std::isnan(value))
     return 0x7e00;
+  if (std::isinf(value))
+    return static_cast<uint16_t>(sign | 0x7c00);
   const double magnitude = std::fabs(value);
   // Below 2^-14 (subnormals and zero): a whole number of 2^-24 (nearbyint
   // rounds to nearest even in the default rounding mode). 1024 of them,
