@@ -30,6 +30,13 @@ namespace aoti::shims::cuda {
 /// Whether this build contains CUDA support.
 bool compiledIn();
 
+/// The failure of every CUDA operation in a build without CUDA (the op
+/// families' CUDA halves use it too, see ops/gemm.h).
+inline Error notCompiledIn() {
+  return Error::failure("CUDA support was not compiled into libaoti_shims "
+                        "(configure with AOTI_CUDA=ON and a CUDA toolkit)");
+}
+
 /// `index` if it names a visible device; -1 means the current device.
 Expected<int32_t> resolveDeviceIndex(int32_t index);
 Expected<int32_t> currentDevice();
@@ -59,11 +66,6 @@ Error synchronize(int32_t device);
 /// Elementwise strided copy within one device, on its current stream.
 Error stridedCopy(const CopyPlan &plan, void *dst, const void *src,
                   size_t itemSize, int32_t device);
-
-/// out = beta * addend + alpha * (a @ b) through cuBLAS, for 2-D operands
-/// (mm, addmm) or 3-D ones (bmm). `addend` may be null (then beta is 0).
-Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
-             const Tensor *addend, double beta, double alpha);
 
 } // namespace aoti::shims::cuda
 

@@ -9,10 +9,7 @@
 
 namespace aoti::shims::cuda {
 namespace {
-Error unavailable() {
-  return Error::failure("CUDA support was not compiled into libaoti_shims "
-                        "(configure with AOTI_CUDA=ON and a CUDA toolkit)");
-}
+Error unavailable() { return notCompiledIn(); }
 } // namespace
 
 bool compiledIn() { return false; }
@@ -29,9 +26,4 @@ Error synchronize(int32_t) { return unavailable(); }
 Error stridedCopy(const CopyPlan &, void *, const void *, size_t, int32_t) {
   return unavailable();
 }
-Error matmul(const Tensor &, const Tensor &, const Tensor &, const Tensor *,
-             double, double) {
-  return unavailable();
-}
-
 } // namespace aoti::shims::cuda

@@ -5,9 +5,9 @@
  * leaves every aoti_torch_* function undefined and expects the host process
  * to provide them in its global symbol scope. This header declares the subset
  * that libaoti_shims implements, with exactly the signatures of torch 2.11's
- * torch/csrc/inductor/aoti_torch/c/shim.h (and the generated c_shim_cuda.h
- * for the cuBLAS fallbacks), so a model built against torch's header binds to
- * these definitions unchanged.
+ * torch/csrc/inductor/aoti_torch/c/shim.h (and the generated c_shim_cpu.h and
+ * c_shim_cuda.h for the op fallbacks), so a model built against torch's
+ * header binds to these definitions unchanged.
  *
  * Conventions, shared with torch:
  *  - Functions returning AOTITorchError return 0 on success and non-zero on
@@ -316,20 +316,60 @@ AOTI_SHIMS_API AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamGuar
 AOTI_SHIMS_API AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index, void** ret_stream);
 
 /* ------------------------------------------------------------------------ */
-/* CUDA: matmul fallbacks through cuBLAS (float32, float16, bfloat16)        */
+/* Op fallbacks: GEMM (mm, addmm, bmm, baddbmm), CPU and CUDA                */
 /* ------------------------------------------------------------------------ */
 
-/* out[M,N] = self[M,K] @ mat2[K,N]. Any strides. float32 uses full float32
- * math (no TF32), half types accumulate in float32. */
+/* Signatures of torch 2.11's generated c_shim_cpu.h / c_shim_cuda.h. All
+ * tensors on the entry point's device (one device), of one dtype: float32,
+ * float64, float16 or bfloat16; any strides and offsets. `out` must already
+ * have the result's shape. CPU: OpenBLAS (float32/float64; float16 and
+ * bfloat16 are computed in float32 and rounded once). CUDA: cuBLAS on the
+ * current stream (float32 in full float32, no TF32; half types accumulate in
+ * float32). See docs/shims.md for tolerances and what is refused. */
+
+/* out[M,N] = self[M,K] @ mat2[K,N]. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                    AtenTensorHandle mat2);
 AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                      AtenTensorHandle mat2);
-/* out = beta * self + alpha * (mat1 @ mat2); self broadcasts to out. */
+/* out = beta * self + alpha * (mat1 @ mat2); self broadcasts to [M,N]. With
+ * beta = 0 self is not read (a NaN in it does not propagate). */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                       AtenTensorHandle mat1, AtenTensorHandle mat2,
+                                                       double beta, double alpha);
 AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                         AtenTensorHandle mat1, AtenTensorHandle mat2,
                                                         double beta, double alpha);
 /* out[B,M,N] = self[B,M,K] @ mat2[B,K,N]. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                     AtenTensorHandle mat2);
 AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                       AtenTensorHandle mat2);
+/* out = beta * self + alpha * (batch1 @ batch2); self broadcasts to [B,M,N]. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                         AtenTensorHandle batch1,
+                                                         AtenTensorHandle batch2, double beta,
+                                                         double alpha);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                          AtenTensorHandle batch1,
+                                                          AtenTensorHandle batch2, double beta,
+                                                          double alpha);
+
+/* ------------------------------------------------------------------------ */
+/* Op fallbacks: scan (cumsum), CPU and CUDA                                 */
+/* ------------------------------------------------------------------------ */
+
+/* *ret0 = a new contiguous tensor with self's sizes: the running sum of self
+ * along dim (negative counts from the end; a 0-d self takes 0 or -1). Its
+ * dtype is *dtype when dtype is non-null, else int64 for an integral or bool
+ * self, else self's dtype; self is converted to it before summing. Any
+ * strides. Signature of torch 2.11's generated c_shim_cpu.h / c_shim_cuda.h.
+ * CPU sums in order in torch's accumulation type (bit-identical to torch's
+ * CPU kernel); CUDA runs one thread per line on the current stream. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim,
+                                                    int32_t* dtype, AtenTensorHandle* ret0);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_cumsum(AtenTensorHandle self, int64_t dim,
+                                                     int32_t* dtype, AtenTensorHandle* ret0);
 
 /* ------------------------------------------------------------------------ */
 /* Fallback ops: convolution (aten::convolution; CPU on oneDNN, CUDA on     */

@@ -1,4 +1,4 @@
-//===- blas.cpp - mm, addmm and bmm through cuBLAS -------------------------===//
+//===- ops/cuda/gemm.cpp - mm, addmm, bmm and baddbmm through cuBLAS -------===//
 //
 // cuBLAS is column-major; tensors are strided. A matrix X (rows x cols, row
 // stride rs, column stride cs) is something cuBLAS can read in place when one
@@ -16,16 +16,24 @@
 // column-major, i.e. into out's row-major memory; transposing an operand only
 // flips its op. For row-major contiguous inputs and output (the usual case)
 // that becomes the classic gemm(N, N, n, m, k, B, A, C) call. An output in
-// neither form is computed into a contiguous temporary and copied.
+// neither form, or one sharing memory with an operand, is computed into a
+// contiguous temporary and copied.
+//
+// An empty inner dimension (k = 0, which cuBLAS refuses) makes the product
+// zero, so out = beta * addend: zeros, the addend as is, or for any other
+// beta a gemm with k = 1 over zero operands, which scales C by beta.
 //
 // float32 runs in full float32 (CUBLAS_COMPUTE_32F, default math mode, so no
-// TF32: torch's default); float16 and bfloat16 accumulate in float32.
+// TF32: torch's default); float16 and bfloat16 accumulate in float32;
+// float64 runs in float64 (CUBLAS_COMPUTE_64F).
 //
 //===----------------------------------------------------------------------===//
+#include "ops/gemm.h"
+
 #include "copy.h"
+#include "cuda/cuda_internal.h"
+#include "cuda/device_scope.h"
 #include "cuda_api.h"
-#include "cuda_internal.h"
-#include "device_scope.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -33,6 +41,7 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <span>
 
 namespace aoti::shims::cuda {
 namespace {
@@ -124,17 +133,11 @@ cudaDataType dataType(ScalarType type) {
     return CUDA_R_16F;
   case ScalarType::BFloat16:
     return CUDA_R_16BF;
+  case ScalarType::Float64:
+    return CUDA_R_64F;
   default:
     return CUDA_R_32F;
   }
-}
-
-bool sameView(const Tensor &a, const Tensor &b) {
-  return a.data() == b.data() && a.dtype() == b.dtype() &&
-         std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin(),
-                    b.sizes().end()) &&
-         std::equal(a.strides().begin(), a.strides().end(),
-                    b.strides().begin(), b.strides().end());
 }
 
 // An operand readable by cuBLAS: the tensor itself, or a contiguous copy of
@@ -156,8 +159,8 @@ Expected<Operand> readable(const Tensor &t, std::optional<Tensor> &keepAlive) {
 
 } // namespace
 
-Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
-             const Tensor *addend, double beta, double alpha) {
+Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
+           const Tensor *addend, double beta, double alpha) {
   const size_t n = static_cast<size_t>(out.dim());
   const int64_t batch = n == 3 ? out.sizes()[0] : 1;
   const int64_t m = out.sizes()[n - 2];
@@ -175,8 +178,12 @@ Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
   // Where cuBLAS writes: out, or a contiguous temporary copied to out last.
   // An empty inner dimension always stages (see below).
   std::optional<Tensor> staged;
+  // So does an out that shares memory with an operand (addmm in place on
+  // self excepted), so that nothing is overwritten while it is still read.
+  const bool inPlace = beta != 0.0 && ops::sameView(*addend, out);
   std::optional<Operand> target = k > 0 ? asOutput(out) : std::nullopt;
-  if (!target) {
+  if (!target || ops::overlaps(out, a) || ops::overlaps(out, b) ||
+      (beta != 0.0 && !inPlace && ops::overlaps(out, *addend))) {
     Expected<Tensor> temp =
         Tensor::emptyContiguous(out.sizes(), out.dtype(), out.device());
     if (!temp)
@@ -189,10 +196,16 @@ Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
   const Tensor &result = staged ? *staged : out;
 
   // cuBLAS computes C = alpha * AB + beta * C, so C starts as the addend.
-  if (beta != 0.0 && !(!staged && sameView(*addend, out)))
+  if (beta != 0.0 && !(inPlace && !staged))
     if (Error err = copyTensor(result, *addend, /*nonBlocking=*/true))
       return err;
 
+  // C column-major: C = op(A) op(B). C row-major: C^T = op(B)^T op(A)^T.
+  const bool direct = target->op == CUBLAS_OP_N;
+
+  std::optional<Tensor> aCopy, bCopy, zeros;
+  std::optional<Operand> opA, opB;
+  int64_t kEffective = k;
   if (k == 0) {
     // cuBLAS wants k >= 1. The product is all zeros: out = beta * addend.
     if (beta == 0.0) {
@@ -201,20 +214,39 @@ Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
                                     result.itemSize(),
                                 device))
         return err;
-    } else if (beta != 1.0) {
-      return Error::failure("an empty inner dimension with beta ", beta,
-                            " is not supported (only 0 or 1)");
+      return copyTensor(out, result, /*nonBlocking=*/true);
     }
-    return copyTensor(out, result, /*nonBlocking=*/true);
+    if (beta == 1.0)
+      return copyTensor(out, result, /*nonBlocking=*/true);
+    // Any other beta: a gemm with k = 1 over zero operands scales C by
+    // beta. Both operands read the same zeros: an m x 1 and a 1 x n matrix,
+    // shaped so that after the transposition below they are read as op N.
+    const int64_t longest = std::max(m, nCols);
+    Expected<Tensor> buffer =
+        Tensor::emptyContiguous(std::span<const int64_t>(&longest, 1),
+                                out.dtype(), out.device());
+    if (!buffer)
+      return buffer.takeError();
+    zeros = std::move(*buffer);
+    if (Error err = zeroBytes(zeros->data(),
+                              static_cast<size_t>(longest) * zeros->itemSize(),
+                              device))
+      return err;
+    opA = Operand{zeros->data(), direct ? CUBLAS_OP_N : CUBLAS_OP_T,
+                  direct ? std::max<int64_t>(m, 1) : 1, 0};
+    opB = Operand{zeros->data(), direct ? CUBLAS_OP_N : CUBLAS_OP_T,
+                  direct ? 1 : std::max<int64_t>(nCols, 1), 0};
+    kEffective = 1;
+  } else {
+    Expected<Operand> readA = readable(a, aCopy);
+    if (!readA)
+      return readA.takeError();
+    Expected<Operand> readB = readable(b, bCopy);
+    if (!readB)
+      return readB.takeError();
+    opA = *readA;
+    opB = *readB;
   }
-
-  std::optional<Tensor> aCopy, bCopy;
-  Expected<Operand> opA = readable(a, aCopy);
-  if (!opA)
-    return opA.takeError();
-  Expected<Operand> opB = readable(b, bCopy);
-  if (!opB)
-    return opB.takeError();
 
   ScopedDevice scope(device);
   if (Error err = scope.takeStatus())
@@ -223,11 +255,15 @@ Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
   if (!handle)
     return handle.takeError();
 
+  // The scalars' type is the compute type's.
+  const bool isDouble = out.dtype() == ScalarType::Float64;
   const float alphaF = static_cast<float>(alpha);
   const float betaF = static_cast<float>(beta);
+  const void *alphaPtr = isDouble ? static_cast<const void *>(&alpha) : &alphaF;
+  const void *betaPtr = isDouble ? static_cast<const void *>(&beta) : &betaF;
+  const cublasComputeType_t compute =
+      isDouble ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   const cudaDataType type = dataType(out.dtype());
-  // C column-major: C = op(A) op(B). C row-major: C^T = op(B)^T op(A)^T.
-  const bool direct = target->op == CUBLAS_OP_N;
   const Operand &first = direct ? *opA : *opB;
   const Operand &second = direct ? *opB : *opA;
   const cublasOperation_t opFirst = direct ? first.op : flip(first.op);
@@ -237,12 +273,12 @@ Error matmul(const Tensor &out, const Tensor &a, const Tensor &b,
   if (Error err = check(
           cublasGemmStridedBatchedEx(
               *handle, opFirst, opSecond, static_cast<int>(rowsC),
-              static_cast<int>(colsC), static_cast<int>(k), &alphaF,
+              static_cast<int>(colsC), static_cast<int>(kEffective), alphaPtr,
               first.data, type, static_cast<int>(first.ld), first.batchStride,
               second.data, type, static_cast<int>(second.ld),
-              second.batchStride, &betaF, target->data, type,
+              second.batchStride, betaPtr, target->data, type,
               static_cast<int>(target->ld), target->batchStride,
-              static_cast<int>(batch), CUBLAS_COMPUTE_32F,
+              static_cast<int>(batch), compute,
               CUBLAS_GEMM_DEFAULT),
           "cublasGemmStridedBatchedEx"))
     return err;

@@ -1,0 +1,289 @@
+//===- ops_cumsum_cases.h - cumsum's tests, for any device -----------------===//
+//
+// One set of cases for aoti_torch_{cpu,cuda}_cumsum: ops_cumsum_test.cpp
+// runs them on the CPU, cuda_gemm_test.cpp on CUDA. The reference is
+// computed here with plain loops: each input value converted to the result
+// dtype the way torch does (truncation toward zero for floating to integer,
+// wrapping to the integer's width), summed along the line in double (or
+// int64 for integer results, wrapped to the result's width), and each
+// float32/float64 partial sum rounded to the result dtype once, as the
+// implementations store it. The inputs are mostly multiples of 1/8, so
+// float32 and float64 results must match exactly;
+// float16 and bfloat16 results are within one rounding of the dtype (2^-11,
+// 2^-8 relative).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_TESTS_SHIMS_OPS_CUMSUM_CASES_H
+#define AOTI_TESTS_SHIMS_OPS_CUMSUM_CASES_H
+
+#include "ops_test_util.h"
+
+namespace aoti::test {
+
+using CumsumFn = AOTITorchError (*)(AtenTensorHandle, int64_t, int32_t *,
+                                    AtenTensorHandle *);
+
+struct CumsumApi {
+  const char *device;
+  int32_t deviceType;
+  CumsumFn cumsum;
+  bool (*available)();
+};
+
+inline void PrintTo(const CumsumApi &api, std::ostream *os) {
+  *os << api.device;
+}
+
+inline bool isIntegerDtype(const Dtype &type) {
+  return type.code == aoti_torch_dtype_int64() ||
+         type.code == aoti_torch_dtype_int32() ||
+         type.code == aoti_torch_dtype_int16() ||
+         type.code == aoti_torch_dtype_int8() ||
+         type.code == aoti_torch_dtype_uint8();
+}
+
+// `value` wrapped to an integer dtype's width.
+inline int64_t wrapTo(const Dtype &type, int64_t value) {
+  if (type.code == aoti_torch_dtype_int32())
+    return static_cast<int32_t>(value);
+  if (type.code == aoti_torch_dtype_int16())
+    return static_cast<int16_t>(value);
+  if (type.code == aoti_torch_dtype_int8())
+    return static_cast<int8_t>(value);
+  if (type.code == aoti_torch_dtype_uint8())
+    return static_cast<uint8_t>(value);
+  return value;
+}
+
+// Reference cumsum of row-major `values` of `sizes` along `dim` (>= 0),
+// into dtype `result`.
+inline std::vector<double> referenceCumsum(const std::vector<double> &values,
+                                           const std::vector<int64_t> &sizes,
+                                           int64_t dim, const Dtype &result) {
+  std::vector<double> out(values.size());
+  if (values.empty())
+    return out;
+  if (sizes.empty()) {
+    out[0] = isIntegerDtype(result)
+                 ? static_cast<double>(
+                       wrapTo(result, static_cast<int64_t>(values[0])))
+                 : values[0];
+    return out;
+  }
+  const std::vector<int64_t> strides = contiguousStridesOf(sizes);
+  const int64_t length = sizes[dim];
+  const int64_t stride = strides[dim];
+  for (int64_t start = 0; start < static_cast<int64_t>(values.size());
+       ++start) {
+    if ((start / stride) % length != 0)
+      continue; // not the first element of a line
+    double sum = 0.0;
+    int64_t isum = 0;
+    for (int64_t j = 0; j < length; ++j) {
+      const int64_t at = start + j * stride;
+      if (isIntegerDtype(result)) {
+        isum += wrapTo(result, static_cast<int64_t>(values[at]));
+        out[at] = static_cast<double>(wrapTo(result, isum));
+      } else {
+        sum += roundTrip(result, values[at]);
+        out[at] = result.code == aoti_torch_dtype_float32() ||
+                          result.code == aoti_torch_dtype_float64()
+                      ? roundTrip(result, sum)
+                      : sum;
+      }
+    }
+  }
+  return out;
+}
+
+inline void expectCumsumClose(const std::vector<double> &actual,
+                              const std::vector<double> &expected,
+                              const Dtype &type, const std::string &what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  double tol = 0.0;
+  if (type.code == aoti_torch_dtype_float16())
+    tol = 1.0 / 2048;
+  else if (type.code == aoti_torch_dtype_bfloat16())
+    tol = 1.0 / 256;
+  int reported = 0;
+  for (size_t i = 0; i < actual.size(); ++i)
+    if (!(std::fabs(actual[i] - expected[i]) <= tol * std::fabs(expected[i])) &&
+        reported++ < 5)
+      ADD_FAILURE() << what << ": element " << i << " is " << actual[i]
+                    << ", expected " << expected[i];
+}
+
+inline int32_t dtypeOf(const TensorHandle &t) {
+  int32_t code = -1;
+  EXPECT_SHIM_OK(aoti_torch_get_dtype(t.get(), &code));
+  return code;
+}
+
+class CumsumOps : public testing::TestWithParam<CumsumApi> {
+protected:
+  void SetUp() override {
+    if (!GetParam().available())
+      GTEST_SKIP() << "no " << GetParam().device << " device";
+  }
+  int32_t device() const { return GetParam().deviceType; }
+  AOTITorchError cumsum(const TensorHandle &self, int64_t dim,
+                        const int32_t *dtype, TensorHandle &ret) {
+    return GetParam().cumsum(self.get(), dim, const_cast<int32_t *>(dtype),
+                             ret.out());
+  }
+  // Runs cumsum(self, dim, dtype) and checks the result's shape, contiguous
+  // strides, dtype and values against the reference.
+  void check(const std::vector<double> &values, const Layout &layout,
+             const Dtype &in, int64_t dim, const Dtype *requested,
+             const Dtype &expectedType, const std::string &what) {
+    SCOPED_TRACE(what);
+    TensorHandle self = makeTensor(values, layout, in, device());
+    TensorHandle ret;
+    ASSERT_SHIM_OK(cumsum(self, dim, requested ? &requested->code : nullptr,
+                          ret));
+    EXPECT_EQ(sizesOf(ret), layout.sizes);
+    EXPECT_EQ(stridesOf(ret), contiguousStridesOf(layout.sizes));
+    EXPECT_EQ(dtypeOf(ret), expectedType.code);
+    int32_t deviceType = -1;
+    EXPECT_SHIM_OK(aoti_torch_get_device_type(ret.get(), &deviceType));
+    EXPECT_EQ(deviceType, device());
+    const int64_t rank = static_cast<int64_t>(layout.sizes.size());
+    const int64_t canonical = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
+    expectCumsumClose(readTensor(ret, expectedType),
+                      referenceCumsum(values, layout.sizes, canonical,
+                                      expectedType),
+                      expectedType, what);
+    // self is not modified.
+    std::vector<double> after = readTensor(self, in);
+    for (size_t i = 0; i < after.size(); ++i)
+      if (!std::isnan(values[i]))
+        EXPECT_EQ(after[i], roundTrip(in, values[i])) << i;
+  }
+};
+
+TEST_P(CumsumOps, EveryDimensionOfAContiguousTensor) {
+  const std::vector<double> v = patternValues(2 * 3 * 4, 1);
+  for (const Dtype &type : {float32Type(), float64Type()})
+    for (int64_t dim : {0, 1, 2, -1, -2, -3})
+      check(v, {{2, 3, 4}}, type, dim, nullptr, type,
+            std::string(type.name) + " dim " + std::to_string(dim));
+}
+
+TEST_P(CumsumOps, AnyStridesAndOffsets) {
+  const Dtype f = float32Type();
+  const std::vector<double> v = patternValues(3 * 5 * 2, 2);
+  check(v, {{3, 5, 2}, {1, 6, 3}}, f, 1, nullptr, f, "permuted strides");
+  check(v, {{3, 5, 2}, {40, 4, 2}, 7}, f, 0, nullptr, f,
+        "gaps and an offset");
+  check(v, {{3, 5, 2}, {40, 4, 2}, 7}, f, -1, nullptr, f,
+        "gaps and an offset, last dim");
+  // A broadcast (stride-0) dimension: equal rows, summed along it and across.
+  std::vector<double> row = patternValues(5, 3);
+  std::vector<double> rows;
+  for (int i = 0; i < 4; ++i)
+    rows.insert(rows.end(), row.begin(), row.end());
+  check(rows, {{4, 5}, {0, 1}}, f, 0, nullptr, f, "along a broadcast dim");
+  check(rows, {{4, 5}, {0, 1}}, f, 1, nullptr, f, "across a broadcast dim");
+  // Long lines.
+  check(patternValues(3 * 1000, 4), {{3, 1000}}, f, 1, nullptr, f,
+        "lines of 1000");
+  check(patternValues(1000 * 3, 5), {{1000, 3}}, f, 0, nullptr, f,
+        "1000 lines along dim 0");
+}
+
+TEST_P(CumsumOps, ZeroDimAndEmptyTensors) {
+  const Dtype f = float32Type();
+  check({2.5}, {{}}, f, 0, nullptr, f, "0-d, dim 0");
+  check({-1.25}, {{}}, f, -1, nullptr, f, "0-d, dim -1");
+  check({7}, {{}}, int32Type(), 0, nullptr, int64Type(), "0-d int32");
+  check({}, {{3, 0}}, f, 1, nullptr, f, "empty along dim");
+  check({}, {{0, 4}}, f, 1, nullptr, f, "empty across dim");
+  check({}, {{0}}, int16Type(), 0, nullptr, int64Type(), "empty int16");
+}
+
+TEST_P(CumsumOps, IntegralAndBoolInputsAccumulateInInt64) {
+  const std::vector<double> ints = {3, -7, 100, 120, -128, 64, 1, 9};
+  check(ints, {{2, 4}}, int32Type(), 1, nullptr, int64Type(), "int32");
+  check(ints, {{2, 4}}, int8Type(), 1, nullptr, int64Type(), "int8 promotes");
+  check(ints, {{2, 4}}, int16Type(), 0, nullptr, int64Type(), "int16");
+  check({200, 100, 250, 7}, {{4}}, uint8Type(), 0, nullptr, int64Type(),
+        "uint8 promotes, no wrap at 255");
+  check({1, 0, 1, 1, 0, 1}, {{6}}, boolType(), 0, nullptr, int64Type(),
+        "bool counts trues");
+  check({5e12, 6e12, -1e12}, {{3}}, int64Type(), 0, nullptr, int64Type(),
+        "int64 beyond int32");
+}
+
+TEST_P(CumsumOps, AnExplicitDtypeConvertsFirst) {
+  const Dtype i8 = int8Type();
+  const Dtype i32 = int32Type();
+  const Dtype f64 = float64Type();
+  const Dtype f32 = float32Type();
+  check({100, 100, 100, -50}, {{4}}, i32, 0, &i8, i8,
+        "int32 into int8 wraps like torch");
+  check({1.75, -1.75, 2.5, 0.125}, {{4}}, f32, 0, &i32, i32,
+        "float32 into int32 truncates each element first");
+  check(patternValues(12, 6), {{3, 4}}, f32, 1, &f64, f64,
+        "float32 into float64");
+  check({1, 2, 3, 4}, {{2, 2}}, i32, 0, &f32, f32, "int32 into float32");
+  check({1, 0, 1}, {{3}}, boolType(), 0, &f32, f32, "bool into float32");
+  check(patternValues(6, 7), {{6}}, f32, 0, &f32, f32, "same dtype");
+  // 1 + 3 * 2^-25 is 1 + 2^-23 in float32: partial sums of the converted
+  // values and of the float64 ones round to different float32 values at
+  // about every other element.
+  check(std::vector<double>(4096, 1.0 + 3.0 * std::ldexp(1.0, -25)), {{4096}},
+        f64, 0, &f32, f32, "float64 into float32 rounds each element first");
+}
+
+TEST_P(CumsumOps, HalfTypesStayHalf) {
+  for (const Dtype &type : {float16Type(), bfloat16Type()}) {
+    check(patternValues(4 * 9, 8), {{4, 9}}, type, 1, nullptr, type,
+          std::string(type.name) + " rows");
+    check(patternValues(4 * 9, 9), {{4, 9}, {1, 4}}, type, 0, nullptr, type,
+          std::string(type.name) + " transposed");
+  }
+  const Dtype f32 = float32Type();
+  check(patternValues(10, 10), {{10}}, float16Type(), 0, &f32, f32,
+        "float16 into float32");
+}
+
+TEST_P(CumsumOps, BadArgumentsAreRefusedAndRet0IsUntouched) {
+  const TensorHandle self =
+      makeTensor(patternValues(6, 1), {{2, 3}}, float32Type(), device());
+  AtenTensorHandle sentinel = reinterpret_cast<AtenTensorHandle>(0x1);
+  AtenTensorHandle ret = sentinel;
+  auto run = [&](AtenTensorHandle t, int64_t dim, int32_t *dtype) {
+    return GetParam().cumsum(t, dim, dtype, &ret);
+  };
+  EXPECT_SHIM_FAILS(run(nullptr, 0, nullptr), "'self' is null");
+  EXPECT_SHIM_FAILS(GetParam().cumsum(self.get(), 0, nullptr, nullptr),
+                    "'ret0' is null");
+  EXPECT_SHIM_FAILS(run(self.get(), 2, nullptr),
+                    "dim 2 is out of range for a 2-d 'self' (expected [-2, 1])");
+  EXPECT_SHIM_FAILS(run(self.get(), -3, nullptr), "dim -3 is out of range");
+  int32_t bogus = 12345;
+  EXPECT_SHIM_FAILS(run(self.get(), 0, &bogus), "'dtype': unsupported dtype 12345");
+  int32_t boolCode = aoti_torch_dtype_bool();
+  EXPECT_SHIM_FAILS(run(self.get(), 0, &boolCode),
+                    "'dtype' bool is not a cumsum result dtype");
+  int32_t u32 = aoti_torch_dtype_uint32();
+  EXPECT_SHIM_FAILS(run(self.get(), 0, &u32),
+                    "'dtype' uint32 is not a cumsum result dtype");
+  int32_t c64 = aoti_torch_dtype_complex64();
+  EXPECT_SHIM_FAILS(run(self.get(), 0, &c64), "not a cumsum result dtype");
+  TensorHandle complex;
+  const int64_t sizes[] = {2};
+  ASSERT_SHIM_OK(aoti_torch_empty_strided(1, sizes, nullptr,
+                                          aoti_torch_dtype_complex64(),
+                                          device(), 0, complex.out()));
+  EXPECT_SHIM_FAILS(run(complex.get(), 0, nullptr),
+                    "'self' has dtype complex64, which cumsum does not support");
+  TensorHandle zeroDim = makeTensor({1.0}, {{}}, float32Type(), device());
+  EXPECT_SHIM_FAILS(run(zeroDim.get(), 1, nullptr),
+                    "dim 1 is out of range for a 0-d 'self' (expected [-1, 0])");
+  EXPECT_EQ(ret, sentinel);
+}
+
+} // namespace aoti::test
+
+#endif // AOTI_TESTS_SHIMS_OPS_CUMSUM_CASES_H
