@@ -9,7 +9,8 @@ model.options.dtype.device):
   in_<i>.npy       the inputs; expect_<i>.npy eager's outputs (bfloat16 stored
                    as float32, exact; aoti-run converts floating inputs)
   info.json        input/output specs, tolerances (zoo.RTOL/ATOL, atol scaled
-                   by the outputs' magnitude), eager latency measured here,
+                   by the outputs' largest magnitude; outputs that are constant
+                   or vanish are refused: no check against them could fail), eager latency measured here,
                    torch.export and compile seconds, the inductor options, the
                    CPU thread count, and the model .so's undefined aoti_torch_*
                    symbols (read from .dynsym by elfsyms.py), and the ATen ops of
@@ -123,8 +124,15 @@ def main():
                 save(os.path.join(d, f"expect_{i}.npy"), t)
             eager = zoo.time_eager(lambda: m(*inputs), device, iters, warmup)
         eager["contended"] = True
-        floats = [t for t in outs if t.is_floating_point()]
-        scale = max([1.0] + [float(t.detach().abs().max().float()) for t in floats])
+        floats = [t.detach().float() for t in outs if t.is_floating_point()]
+        scale = max([float(t.abs().max()) for t in floats] or [1.0])
+        # A check against (near) constant or vanishing outputs passes whatever
+        # aoti-run computes: refuse to build such a test.
+        for i, t in enumerate(floats):
+            top, std = float(t.abs().max()), float(t.std()) if t.numel() > 1 else 1.0
+            if not (top > 1e-6 and std > 1e-2 * top):
+                raise ValueError(f"degenerate eager output {i}: std {std:.3g}, max |y| {top:.3g}; "
+                                 "comparing against it would prove nothing (fix the model in zoo.py)")
 
         stage = "torch.export"
         t0 = time.time()

@@ -253,7 +253,7 @@ def main():
     lines.append("")
     lines.append(f"{ok}/{len(rows)} packages ok; aoti-run p50 <= eager p50 on "
                  f"{summary['ratio_le_1']}/{summary['with_ratio']} of the ok packages. "
-                 "err / scale: max abs error over max(1, max |eager output|), the scale of atol. "
+                 "err / scale: max abs error over max |eager output|, the scale of atol. "
                  "Eager p50 re-timed on the quiet machine after the export; "
                  "* timed during the parallel export instead (not re-timed).")
     if missing:
