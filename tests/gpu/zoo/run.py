@@ -42,7 +42,8 @@ sys.path.insert(0, HERE)
 import elfsyms  # noqa: E402
 import zoo  # noqa: E402
 
-RUN_TIMEOUT_S = 300
+RUN_TIMEOUT_S = 120  # one package; the slowest CPU one needs ~35 runs of < 1 s
+EAGER_TIMEOUT_S = 420  # eager.py for the whole selection
 
 
 def first_error_line(message):
@@ -72,7 +73,7 @@ def npy_files(d, kind):
 
 
 def run_package(aoti_run, d, info):
-    """aoti-run on one package: (status, detail, doc)."""
+    """aoti-run on one package: (status, detail, doc, stderr's tail)."""
     cmd = [aoti_run, os.path.join(d, "model.pt2")]
     for f in npy_files(d, "in"):
         cmd += ["-i", f]
@@ -88,7 +89,7 @@ def run_package(aoti_run, d, info):
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
-        return "error", f"aoti-run did not finish in {RUN_TIMEOUT_S} s", None
+        return "error", f"aoti-run did not finish in {RUN_TIMEOUT_S} s", None, ""
     doc = None
     if p.stdout.strip().startswith("{"):
         try:
@@ -98,14 +99,14 @@ def run_package(aoti_run, d, info):
     if doc is None:
         tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
         what = f"killed by signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
-        return "error", f"{what}, no JSON: {tail}", None
+        return "error", f"{what}, no JSON: {tail}", None, p.stderr[-3000:]
     status = doc.get("status", "error")
     if status == "error":
-        return "error", first_error_line((doc.get("error") or {}).get("message")), doc
+        return "error", first_error_line((doc.get("error") or {}).get("message")), doc, p.stderr[-3000:]
     if status == "mismatch" or p.returncode != 0:
         bad = [o for o in doc.get("outputs", []) if not (o.get("check") or {}).get("match", True)]
-        return "mismatch", f"{len(bad)} output(s) beyond tolerance", doc
-    return "ok", "", doc
+        return "mismatch", f"{len(bad)} output(s) beyond tolerance", doc, p.stderr[-3000:]
+    return "ok", "", doc, ""
 
 
 def export_state(zoo_dir, tag):
@@ -132,11 +133,15 @@ def retime_eager(zoo_dir, tags):
     if os.path.exists(path):
         os.remove(path)
     t0 = time.time()
-    p = subprocess.run([sys.executable, os.path.join(HERE, "eager.py"), zoo_dir, path] + tags,
-                       capture_output=True, text=True)
-    sys.stdout.write(p.stdout)
-    if p.returncode != 0:
-        print(f"eager.py exit {p.returncode}: {p.stderr[-2000:]}")
+    try:
+        p = subprocess.run([sys.executable, os.path.join(HERE, "eager.py"), zoo_dir, path] + tags,
+                           capture_output=True, text=True, timeout=EAGER_TIMEOUT_S)
+        sys.stdout.write(p.stdout)
+        if p.returncode != 0:
+            print(f"eager.py exit {p.returncode}: {p.stderr[-2000:]}")
+    except subprocess.TimeoutExpired:
+        # eager.json is written after each model: what was timed is kept.
+        print(f"eager.py did not finish in {EAGER_TIMEOUT_S} s")
     print(f"eager re-timing: {time.time() - t0:.0f} s")
     return json.load(open(path)) if os.path.exists(path) else {}
 
@@ -156,7 +161,7 @@ def main():
     a = ap.parse_args()
     try:
         selected = zoo.packages(a.set, a.filter)
-    except (KeyError, re.error) as e:
+    except (ValueError, re.error) as e:
         print(f"run.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     if not os.access(a.aoti_run, os.X_OK):
@@ -197,7 +202,9 @@ def main():
             row["eager_p50_ms"], row["eager_source"] = info["eager_ms"]["p50"], "during export"
             if "error" in e:
                 row["eager_retime_error"] = e["error"]
-        row["status"], row["detail"], doc = run_package(a.aoti_run, d, info)
+        row["status"], row["detail"], doc, stderr = run_package(a.aoti_run, d, info)
+        if stderr:
+            row["stderr"] = stderr
         if doc:
             checks = [o.get("check") or {} for o in doc.get("outputs", [])]
             errs = [c["max_abs_error"] for c in checks if isinstance(c.get("max_abs_error"), (int, float))]

@@ -335,7 +335,7 @@ def packages(sets="default", filter_re=None):
     out = []
     for s in sets.split(","):
         if s not in SETS:
-            raise KeyError(f"unknown zoo set '{s}' (sets: {', '.join(SETS)})")
+            raise ValueError(f"unknown zoo set '{s}' (sets: {', '.join(SETS)})")
         for options, device, dtypes in SETS[s]:
             for e in MODELS:
                 for dtype in dtypes:
@@ -428,7 +428,7 @@ def main():
     a = ap.parse_args()
     try:
         sel = packages(a.set, a.filter)
-    except (KeyError, re.error) as e:
+    except (ValueError, re.error) as e:
         print(f"zoo.py: error: {e}", file=sys.stderr)
         sys.exit(2)
     if a.list:
