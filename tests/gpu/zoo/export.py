@@ -13,8 +13,9 @@ model.options.dtype.device):
                    or vanish are refused: no check against them could fail), eager latency measured here,
                    torch.export and compile seconds, the inductor options, the
                    CPU thread count, and the model .so's undefined aoti_torch_*
-                   symbols (read from .dynsym by elfsyms.py), and the ATen ops of
-                   the exported graph with their counts
+                   symbols (read from .dynsym by elfsyms.py), the ATen ops of the
+                   exported graph with their counts, and the shapes of its
+                   convolution, attention and GEMM calls
 or, when a stage fails, failed.json {stage, reason (first line), traceback}
 and exit 1. Bad arguments exit 2. --no-compile stops after torch.export (a
 dry run of the builders and of export on a machine without a GPU; eager is
@@ -56,6 +57,18 @@ def save(path, t):
 
 def spec(t):
     return [str(t.dtype).split(".")[-1], list(t.shape)]
+
+
+def describe_arg(x):
+    """A graph argument as JSON: a tensor as "dtype[shape]", literals as they are."""
+    val = getattr(x, "meta", {}).get("val") if hasattr(x, "meta") else None
+    if val is not None and hasattr(val, "shape"):
+        return f"{str(val.dtype).split('.')[-1]}{list(val.shape)}"
+    if isinstance(x, (list, tuple)):
+        return [describe_arg(y) for y in x]
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    return str(x)
 
 
 def model_so_symbols(pt2):
@@ -140,11 +153,15 @@ def main():
             ep = torch.export.export(m, inputs)
         export_s = time.time() - t0
         # The ATen ops the package will call or lower, to read next to its imports.
-        aten_ops = {}
+        aten_ops, calls = {}, {}
         for node in ep.graph.nodes:
             if node.op == "call_function":
                 name = str(node.target)
                 aten_ops[name] = aten_ops.get(name, 0) + 1
+                if any(k in name for k in ("conv", "scaled_dot_product", "matmul", "linear", "mm")):
+                    key = json.dumps([name, [describe_arg(x) for x in node.args],
+                                      {k: describe_arg(v) for k, v in node.kwargs.items()}])
+                    calls[key] = calls.get(key, 0) + 1
 
         info = {"model": model, "options": options, "dtype": dtype, "device": device, "tag": tag,
                 "torch": torch.__version__, "inductor_configs": zoo.inductor_configs(options),
@@ -152,7 +169,10 @@ def main():
                 "rtol": zoo.RTOL[dtype], "atol": zoo.ATOL[dtype] * scale, "scale": scale,
                 "iters": iters, "warmup": warmup, "threads": threads, "eager_ms": eager,
                 "torch_export_s": round(export_s, 1), "what": zoo.BY_NAME[model].what,
-                "aten_ops": dict(sorted(aten_ops.items()))}
+                "aten_ops": dict(sorted(aten_ops.items())),
+                # The shapes the convolution, attention and GEMM fallbacks see
+                # (benchmarks at the zoo's shapes start here): [op, args, kwargs, count].
+                "calls": [json.loads(k) + [n] for k, n in sorted(calls.items())]}
         if compile_:
             stage = "aoti_compile_and_package"
             t0 = time.time()
