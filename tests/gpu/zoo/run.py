@@ -170,7 +170,7 @@ def main():
     os.makedirs(a.out_dir, exist_ok=True)
     # Table order: by model as the catalogue lists them, then options, dtype, device.
     order = {e.name: i for i, e in enumerate(zoo.MODELS)}
-    selected.sort(key=lambda p: (order[p[0]], p[3] != "cuda", p[1], p[2]))
+    selected.sort(key=lambda p: (order[p[0]], p[3] != "cuda", p[1], p[2] != zoo.F32))
     tags = [zoo.tag(*p) for p in selected]
     exported = [t for t in tags if os.path.exists(os.path.join(a.zoo_dir, t, "info.json"))]
     eager = {} if a.no_eager_retime else retime_eager(a.zoo_dir, exported)
