@@ -187,16 +187,16 @@ phase_zoo-export() {
   export -f zoo_export_one
   t0=$(date +%s)
   echo "$(echo "$list" | grep -c .) packages, ${ZOO_JOBS:-16} at a time"
-  echo "$list" | xargs -P "${ZOO_JOBS:-16}" -L 1 bash -c 'zoo_export_one "$@"' _
+  echo "$list" | xargs -r -P "${ZOO_JOBS:-16}" -L 1 bash -c 'zoo_export_one "$@"' _
   echo "zoo-export: $(( $(date +%s) - t0 )) s wall"
   while read -r m o d v; do
-    [ -f "$ZOO_DIR/$m.$o.$d.$v/info.json" ] || failed+=("$m.$o.$d.$v.log")
+    [ -z "$m" ] || [ -f "$ZOO_DIR/$m.$o.$d.$v/info.json" ] || failed+=("$m.$o.$d.$v.log")
   done <<< "$list"
   if [ ${#failed[@]} -gt 0 ]; then
     status=1
-    echo "no package from: ${failed[*]}"
-    (cd "$ZOO_DIR/logs" && tar -czf "$OUT/zoo-export-logs.tar.gz" --ignore-failed-read "${failed[@]}")
-    grep -h "^export-failed\|^zoo-export: timed out" "$ZOO_DIR"/logs/*.log | cut -c1-300
+    echo "${#failed[@]} without a package (logs in $OUT/zoo-export-logs.tar.gz):"
+    (cd "$ZOO_DIR/logs" && tar -czf "$OUT/zoo-export-logs.tar.gz" --ignore-failed-read "${failed[@]}" &&
+      grep -H "^export-failed\|^zoo-export: " "${failed[@]}" | cut -c1-300)
   fi
 }
 
