@@ -20,7 +20,10 @@ OMP_NUM_THREADS/OPENBLAS_NUM_THREADS set to the thread count they were
 exported with. A row: model, options, dtype, device, status (ok, mismatch,
 error with the first line of aoti-run's error, export-failed, ...), max abs
 error, that error over the output scale the tolerance was scaled by, aoti-run
-p50, eager p50 and their ratio.
+p50, eager p50 and their ratio. A CUDA package that ran right runs again
+with --cuda-graph where AOTI_RUN has it (not with --no-cuda-graph or
+ZOO_CUDA_GRAPH=0): the replays' p50 and their pipelined time per run are two
+more columns, and a replay whose outputs differ fails the row (graph-...).
 
 It also gathers the aoti_torch_* symbols the packages import (export.py read
 them from each model .so) and those of them that AOTI_RUN does not export:
@@ -72,9 +75,9 @@ def npy_files(d, kind):
     return out
 
 
-def run_package(aoti_run, d, info):
+def run_package(aoti_run, d, info, extra=()):
     """aoti-run on one package: (status, detail, doc, stderr's tail)."""
-    cmd = [aoti_run, os.path.join(d, "model.pt2")]
+    cmd = [aoti_run, os.path.join(d, "model.pt2")] + list(extra)
     for f in npy_files(d, "in"):
         cmd += ["-i", f]
     for f in npy_files(d, "expect"):
@@ -158,6 +161,8 @@ def main():
     ap.add_argument("--set", default=os.environ.get("ZOO_SET") or "default")
     ap.add_argument("--filter", default=os.environ.get("ZOO_FILTER") or None)
     ap.add_argument("--no-eager-retime", action="store_true")
+    ap.add_argument("--no-cuda-graph", action="store_true",
+                    default=os.environ.get("ZOO_CUDA_GRAPH") == "0")
     a = ap.parse_args()
     try:
         selected = zoo.packages(a.set, a.filter)
@@ -180,6 +185,16 @@ def main():
     except (OSError, elfsyms.ElfError) as e:
         print(f"run.py: cannot read {a.aoti_run}'s symbols: {e}")
         host_syms = None
+
+    # A second run of each CUDA package that ran right, with --cuda-graph
+    # (replays of one captured run), where this aoti-run has the option.
+    graph = False
+    if not a.no_cuda_graph:
+        try:
+            h = subprocess.run([a.aoti_run, "--help"], capture_output=True, text=True, timeout=30)
+            graph = "--cuda-graph" in h.stdout + h.stderr
+        except (OSError, subprocess.TimeoutExpired):
+            pass
 
     rows = []
     for (model, options, dtype, device), tag in zip(selected, tags):
@@ -216,6 +231,18 @@ def main():
                 row["aoti_p50_ms"] = lat["p50"]
                 row["ratio"] = lat["p50"] / row["eager_p50_ms"] if row["eager_p50_ms"] else None
             row["notes"] = doc.get("notes", [])
+        if graph and device == "cuda" and row["status"] == "ok":
+            g_status, g_detail, g_doc, g_err = run_package(a.aoti_run, d, info, ["--cuda-graph"])
+            cg = (g_doc or {}).get("cuda_graph") or {}
+            row["graph"] = {"status": g_status, "detail": g_detail, **cg,
+                            "p50_ms": ((g_doc or {}).get("latency_ms") or {}).get("p50")}
+            if g_status != "ok":
+                # Replaying a captured run must give the same outputs as running it.
+                row["status"], row["detail"] = f"graph-{g_status}", f"with --cuda-graph: {g_detail}"
+                row["stderr"] = g_err
+            elif cg.get("captured") and row["graph"]["p50_ms"] is not None:
+                row["graph_p50_ms"] = row["graph"]["p50_ms"]
+                row["graph_pipelined_ms"] = cg.get("pipelined_ms_per_run")
         rows.append(row)
         print(f"{tag}: {row['status']} {row['detail']} err {fmt(row.get('max_abs_err'), '.3g')} "
               f"p50 {fmt(row.get('aoti_p50_ms'), '.4f')} ms, eager {fmt(row['eager_p50_ms'], '.4f')} ms",
@@ -248,15 +275,24 @@ def main():
         detail = r["detail"].replace("|", "\\|").replace("`", "'")
         return f"{r['status']}: `{detail[:200]}`" if detail else r["status"]
 
-    lines = ["| model | options | dtype | device | status | max abs err | err / scale | aoti-run p50 ms "
-             "| eager p50 ms | ratio |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    graph_cols = any("graph" in r for r in rows)
+    head = ("| model | options | dtype | device | status | max abs err | err / scale | aoti-run p50 ms "
+            "| eager p50 ms | ratio |")
+    if graph_cols:
+        head += " cuda-graph p50 ms | pipelined ms/run |"
+    lines = [head, "|" + " --- |" * (head.count("|") - 1)]
     for r in rows:
         star = "" if r.get("eager_source") != "during export" else "*"
-        lines.append(f"| {r['model']} | {r['options']} | {r['dtype']} | {r['device']} | {status_cell(r)} "
-                     f"| {fmt(r.get('max_abs_err'), '.2g')} | {fmt(r.get('err_over_scale'), '.2g')} "
-                     f"| {fmt(r.get('aoti_p50_ms'), '.4f')} | {fmt(r.get('eager_p50_ms'), '.4f')}{star} "
-                     f"| {fmt(r.get('ratio'), '.2f')} |")
+        line = (f"| {r['model']} | {r['options']} | {r['dtype']} | {r['device']} | {status_cell(r)} "
+                f"| {fmt(r.get('max_abs_err'), '.2g')} | {fmt(r.get('err_over_scale'), '.2g')} "
+                f"| {fmt(r.get('aoti_p50_ms'), '.4f')} | {fmt(r.get('eager_p50_ms'), '.4f')}{star} "
+                f"| {fmt(r.get('ratio'), '.2f')} |")
+        if graph_cols:
+            g = r.get("graph") or {}
+            p50 = fmt(r.get("graph_p50_ms"), ".4f") if g.get("captured") else (
+                "not captured" if g.get("reason") else "-")
+            line += f" {p50} | {fmt(r.get('graph_pipelined_ms'), '.4f')} |"
+        lines.append(line)
     lines.append("")
     lines.append(f"{ok}/{len(rows)} packages ok; aoti-run p50 <= eager p50 on "
                  f"{summary['ratio_le_1']}/{summary['with_ratio']} of the ok packages. "
