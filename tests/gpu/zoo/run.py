@@ -207,7 +207,8 @@ def main():
             continue
         info = json.load(open(os.path.join(d, "info.json")))
         row.update({k: info.get(k) for k in ("rtol", "atol", "scale", "iters", "warmup", "threads",
-                                                 "torch_export_s", "compile_s", "package_bytes")})
+                                                 "torch_export_s", "compile_s", "package_bytes",
+                                                 "aten_ops", "calls")})
         row["imports"] = info.get("symbols", {}).get("undefined_aoti", [])
         e = eager.get(f"{model}.{dtype}.{device}", {})
         if "p50" in e:
