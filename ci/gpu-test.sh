@@ -19,6 +19,11 @@
 #   soak          compute-sanitizer memcheck over every model, and 1,000
 #                 load/run/unload cycles with device and host memory
 #                 measured (tests/gpu/soak.py; SOAK_ARGS passes options)
+#   zoo-export    export the model zoo's packages (tests/gpu/zoo) in parallel
+#                 into $ZOO_DIR; ZOO_SET / ZOO_FILTER select (see below)
+#   zoo-run       the zoo's packages through aoti-run against eager: the table
+#                 in $OUT/zoo.md and $OUT/zoo.json (tests/gpu/zoo/run.py)
+#   zoo           zoo-export then zoo-run
 #
 # The GPU machine has no LLVM, CLI11, libzip or GoogleTest and a newer glibc,
 # so everything is built on the CPU machine and carried in $CARRY (default
@@ -139,6 +144,81 @@ phase_bench() {
   $PY "$ROOT/bench/gpu/torch_bench.py" "$MODELS" "$OUT/torch_bench.json" --iters 300 --warmup 30 --cold-repeats 3
   $PY "$ROOT/bench/gpu/aoti_bench.py" "$MODELS" "$CARRY/bin/aoti-run" "$OUT/torch_bench.json" "$OUT/aoti_bench.json" || status=1
 }
+
+# --- The model zoo (tests/gpu/zoo): real architectures with random weights,
+# exported LibTorch-free on this machine, run by aoti-run against eager.
+#   ZOO_SET      default (CUDA, torch's default options, float32+bfloat16),
+#                executorch (CUDA, ExecuTorch's options), cpu (CPU, float32),
+#                all, or a comma list; zoo-export and zoo-run take the same
+#   ZOO_FILTER   a regex on "model.options.dtype.device" within the set
+#   ZOO_DIR      where the packages stay between calls (/tmp/aoti-zoo): one
+#                with info.json is kept, one whose export failed (failed.json)
+#                is not retried, unless ZOO_FORCE=1; a timed-out one is retried
+#   ZOO_JOBS     exports at once (16); ZOO_COMPILE_THREADS inductor's compile
+#                workers in each (2: 16 exports x 2 on 16 cores)
+#   ZOO_TIMEOUT_S  one export's limit (420); ZOO_BUDGET_S the phase's wall
+#                budget (480): an export not started by then is skipped, one
+#                running is cut at the budget's end, so a call to zoo-export
+#                fits the 10-minute command limit; call again to go on
+# Logs of the exports that did not produce a package: $OUT/zoo-export-logs.tar.gz.
+ZOO_DIR=${ZOO_DIR:-/tmp/aoti-zoo}
+
+zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
+  local tag="$1.$2.$3.$4" log left limit rc t0
+  log="$ZOO_DIR/logs/$tag.log"
+  if [ -z "${ZOO_FORCE:-}" ] && [ -f "$ZOO_DIR/$tag/info.json" ]; then
+    echo "zoo-export $tag: kept"; return
+  fi
+  if [ -z "${ZOO_FORCE:-}" ] && [ -f "$ZOO_DIR/$tag/failed.json" ]; then
+    echo "zoo-export $tag: failed before, not retried (ZOO_FORCE=1 retries)"; return
+  fi
+  left=$(( ZOO_DEADLINE - $(date +%s) ))
+  if [ "$left" -lt 30 ]; then
+    echo "zoo-export: skipped: the phase's time budget ran out" > "$log"
+    echo "zoo-export $tag: skipped, budget spent"; return
+  fi
+  limit=$(( left < ZOO_TIMEOUT_S ? left : ZOO_TIMEOUT_S ))
+  t0=$(date +%s)
+  TORCHINDUCTOR_COMPILE_THREADS=$ZOO_COMPILE_THREADS timeout -k 10 "$limit" \
+    "$PY" "$ROOT/tests/gpu/zoo/export.py" "$1" "$2" "$3" "$4" "$ZOO_DIR" > "$log" 2>&1
+  rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "zoo-export: timed out after $limit s" >> "$log"; fi
+  echo "zoo-export $tag: rc $rc, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$log" | cut -c1-200)"
+}
+
+phase_zoo-export() {
+  local list t0 failed=()
+  list=$($PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}) ||
+    { status=1; return; }
+  mkdir -p "$ZOO_DIR/logs"
+  export ZOO_DIR PY ROOT ZOO_FORCE
+  export ZOO_DEADLINE=$(( $(date +%s) + ${ZOO_BUDGET_S:-480} )) ZOO_TIMEOUT_S=${ZOO_TIMEOUT_S:-420} \
+         ZOO_COMPILE_THREADS=${ZOO_COMPILE_THREADS:-2}
+  export -f zoo_export_one
+  t0=$(date +%s)
+  echo "$(echo "$list" | grep -c .) packages, ${ZOO_JOBS:-16} at a time"
+  echo "$list" | xargs -r -P "${ZOO_JOBS:-16}" -L 1 bash -c 'zoo_export_one "$@"' _
+  echo "zoo-export: $(( $(date +%s) - t0 )) s wall"
+  while read -r m o d v; do
+    [ -z "$m" ] || [ -f "$ZOO_DIR/$m.$o.$d.$v/info.json" ] || failed+=("$m.$o.$d.$v.log")
+  done <<< "$list"
+  if [ ${#failed[@]} -gt 0 ]; then
+    status=1
+    echo "${#failed[@]} without a package (logs in $OUT/zoo-export-logs.tar.gz):"
+    (cd "$ZOO_DIR/logs" && tar -czf "$OUT/zoo-export-logs.tar.gz" --ignore-failed-read "${failed[@]}" &&
+      grep -H "^export-failed\|^zoo-export: " "${failed[@]}" | cut -c1-300)
+  fi
+}
+
+phase_zoo-run() {
+  local bin="$CARRY/bin/aoti-run"
+  [ -x "$bin" ] || [ ! -f "$CARRY/bin.tar.xz" ] || tar -C "$CARRY" -xJf "$CARRY/bin.tar.xz"
+  $PY "$ROOT/tests/gpu/zoo/run.py" "$ZOO_DIR" "$bin" "$OUT" --set "${ZOO_SET:-default}" \
+    ${ZOO_FILTER:+--filter "$ZOO_FILTER"} || status=1
+}
+
+phase_zoo() { phase_zoo-export; phase_zoo-run; }
+# --- end of the model zoo
 
 for p in "$@"; do
   echo "=== $p ($(date +%T))"
