@@ -37,6 +37,8 @@ bool CheckFacts::isRequired(StringRef Name) const {
 bool loaderAccepts(const CheckFacts &F, const PluginFacts &P) {
   if (!F.HostMissingLibraries.empty() || !P.MissingLibraries.empty())
     return false;
+  if (!F.HostRefused.empty() || !P.Refused.empty())
+    return false;
   for (const MissingVersionNode &V : F.HostMissingVersions)
     if (!V.Weak)
       return false;
@@ -50,7 +52,28 @@ bool loaderAccepts(const CheckFacts &F, const PluginFacts &P) {
   return true;
 }
 
+StringRef fallbackDevice(StringRef Name) {
+  if (fallbackOp(Name).empty())
+    return "";
+  return Name.starts_with("aoti_torch_cuda_") ? "cuda" : "cpu";
+}
+
+StringRef fallbackOp(StringRef Name) {
+  StringRef Op = Name;
+  if (!Op.consume_front("aoti_torch_cuda_") && !Op.consume_front("aoti_torch_cpu_"))
+    return "";
+  // shim.h's own device API shares the prefix; it is no ATen op.
+  if (Op.empty() || Op == "guard_set_index" ||
+      Op.starts_with("caching_allocator_"))
+    return "";
+  return Op;
+}
+
 namespace {
+
+/// An object that exports at least this many names under the first required
+/// prefix is a shim library: a fallback it lacks is one it does not implement.
+constexpr unsigned ShimProviderMinimum = 8;
 
 /// Name -> definitions in one file's static symbol table, built on demand.
 class StaticIndex {
@@ -86,14 +109,46 @@ private:
       S.Evidence.push_back(std::move(Site));
   }
 
+  /// The first object in Scope that is a shim library, or -1.
+  int shimProvider(ArrayRef<unsigned> Scope);
+
   CheckFacts &F;
   StaticIndex Static;
+  DenseMap<unsigned, bool> IsShimLibrary;
 };
+
+int Analyzer::shimProvider(ArrayRef<unsigned> Scope) {
+  StringRef Prefix = F.Options.Prefixes.empty() ? StringRef("aoti_torch_")
+                                                : StringRef(F.Options.Prefixes.front());
+  for (unsigned I : Scope) {
+    auto [It, New] = IsShimLibrary.try_emplace(I, false);
+    if (New) {
+      unsigned N = 0;
+      for (const Symbol &S : F.Process->object(I).Bin->dynamicSymbols())
+        N += S.isExportedDefinition() && S.Name.starts_with(Prefix);
+      It->second = N >= ShimProviderMinimum;
+    }
+    if (It->second)
+      return int(I);
+  }
+  return -1;
+}
 
 void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
                        unsigned Plugin) {
   StringRef Name = S.Ref->Name;
   const LoaderModel &P = *F.Process;
+
+  // A static host is in no scope: whatever it defines, and whatever else is
+  // wrong, nothing it links can reach the plugin until it is linked
+  // dynamically.
+  if (F.host().Bin->isStaticExecutable()) {
+    const Symbol *Def = nullptr;
+    for (const Symbol *D : F.host().Bin->findExportedDefinitions(Name))
+      Def = D;
+    consider(S, MissingReason::StaticHost, {F.host().Path, "", Def, 0});
+    return;
+  }
 
   // Defined in an object the plugin can see, but not where the loader looks.
   for (unsigned I : Scope) {
@@ -152,6 +207,14 @@ void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
     for (const Symbol *D : C->findExportedDefinitions(Name))
       consider(S, MissingReason::OutsideScope, {C->path().str(), "", D, -1});
 
+  // A fallback op nothing defines, while a shim library is in scope: that
+  // library does not implement the op.
+  if (S.Reason == MissingReason::None && !fallbackOp(Name).empty())
+    if (int Shim = shimProvider(Scope); Shim >= 0) {
+      S.Reason = MissingReason::UnimplementedFallback;
+      S.ShimProvider = Shim;
+    }
+
   if (S.Reason == MissingReason::None)
     S.Reason = MissingReason::NotDefined;
 }
@@ -206,6 +269,7 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       return I.takeError();
   }
   F->HostMissingLibraries = P.missingLibraries();
+  F->HostRefused = P.refusedObjects();
   for (unsigned G : P.globalScope())
     for (MissingVersionNode &V : P.checkVersionNodes(G))
       F->HostMissingVersions.push_back(std::move(V));
@@ -213,6 +277,7 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
   Analyzer An(*F);
   for (const std::string &Path : O.Plugins) {
     size_t MissingBefore = P.missingLibraries().size();
+    size_t RefusedBefore = P.refusedObjects().size();
     auto Idx = P.dlopen(Path, /*Global=*/false);
     if (!Idx)
       return Idx.takeError();
@@ -221,6 +286,8 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
     PF.Object = *Idx;
     PF.MissingLibraries.assign(P.missingLibraries().begin() + MissingBefore,
                                P.missingLibraries().end());
+    PF.Refused.assign(P.refusedObjects().begin() + RefusedBefore,
+                      P.refusedObjects().end());
     for (unsigned L : P.loadedWith(*Idx))
       for (MissingVersionNode &V : P.checkVersionNodes(L))
         PF.MissingVersions.push_back(std::move(V));

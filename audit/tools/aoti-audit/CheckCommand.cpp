@@ -89,8 +89,14 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
     Candidates.push_back(jsonText(F.Process->object(B.Object).Path));
   O["candidates"] = std::move(Candidates);
   if (S.Status == SymbolStatus::Missing) {
-    static const char *Reasons[] = {"",       "not-exported", "hidden",
-                                    "local",  "not-linked",   "outside-scope",
+    static const char *Reasons[] = {"",
+                                    "static-host",
+                                    "not-exported",
+                                    "hidden",
+                                    "local",
+                                    "not-linked",
+                                    "outside-scope",
+                                    "fallback-not-implemented",
                                     "not-defined"};
     O["reason"] = Reasons[unsigned(S.Reason)];
     json::Array Ev;

@@ -90,6 +90,21 @@ struct MissingVersionNode {
   std::string Version;
   int Provider = -1;   // the loaded object that lacks it; -1 if not loaded
   bool Weak = false;   // a weak requirement only warns
+  /// The library defines a node of that name, but its vd_hash is not the
+  /// requirement's vna_hash: ld.so matches both, so it is missing all the same.
+  bool HashMismatch = false;
+};
+
+/// An object glibc finds but refuses to map: anything but the main program
+/// that is an executable (ld.so: "cannot dynamically load executable",
+/// "cannot dynamically load position-independent executable"), or one marked
+/// DF_1_NOOPEN that a dlopen brings in ("shared object cannot be
+/// dlopen()ed"). The dlopen (or the start, for the host's own dependencies)
+/// fails.
+struct RefusedObject {
+  unsigned Requester; // the object whose DT_NEEDED or dlopen asked for it
+  unsigned Object;    // the refused object, kept to name it and explain it
+  std::string Reason; // ld.so's words
 };
 
 /// A definition a reference can bind to.
@@ -110,6 +125,11 @@ public:
   virtual const std::vector<unsigned> &globalScope() const = 0;
   virtual std::vector<unsigned> loadedWith(unsigned Obj) const = 0;
   virtual const std::vector<MissingLibrary> &missingLibraries() const = 0;
+  /// Objects the loader found but refused to map, in the order it met them.
+  virtual const std::vector<RefusedObject> &refusedObjects() const {
+    static const std::vector<RefusedObject> None;
+    return None;
+  }
   virtual std::vector<MissingVersionNode> checkVersionNodes(unsigned Obj) const = 0;
   /// The objects the loader searches for Ref, a reference Obj makes, in
   /// order. glibc: the same for every reference; dyld: what its library
@@ -160,6 +180,9 @@ public:
   const std::vector<MissingLibrary> &missingLibraries() const override {
     return Missing;
   }
+  const std::vector<RefusedObject> &refusedObjects() const override {
+    return Refused;
+  }
 
   /// Every definition in Scope that Ref may bind to, in lookup order (the
   /// first one wins). Definitions with the right name but an incompatible
@@ -195,6 +218,8 @@ private:
   std::vector<LoadedObject> Objects;
   std::vector<unsigned> Global;
   std::vector<MissingLibrary> Missing;
+  std::vector<RefusedObject> Refused;
+  bool InDlopen = false; // DF_1_NOOPEN is refused only under dlopen
   std::vector<std::vector<unsigned>> Edges; // resolved dependencies per object
   std::vector<std::vector<unsigned>> LoadedBy; // dlopen'd object -> new ones
   std::vector<bool> DepsMapped;
