@@ -10,7 +10,11 @@
 #include "aoti/audit/Check.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 using namespace llvm;
 
@@ -219,6 +223,63 @@ void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
     S.Reason = MissingReason::NotDefined;
 }
 
+/// A host that starts with "#!" is a script: the kernel runs its interpreter,
+/// and that program is what dlopen()s a model. Returns the error that says
+/// so and names the interpreter to audit instead: the #! path, or for
+/// `#!/usr/bin/env [-S] [-opts] NAME` the NAME that env finds on PATH.
+Error scriptHostError(StringRef Host, StringRef Head) {
+  StringRef Line = Head.drop_front(2).take_until([](char C) { return C == '\n'; });
+  Line = Line.trim();
+  SmallVector<StringRef, 4> Words;
+  SplitString(Line, Words, " \t\r");
+  std::string Interpreter = Words.empty() ? "" : Words[0].str();
+  std::string Note;
+  if (!Words.empty() && sys::path::filename(Words[0]) == "env") {
+    // env's options come first (-S splits the rest; -i, -u NAME, NAME=VALUE
+    // change the environment); the first other word is the program.
+    StringRef Program;
+    for (size_t I = 1; I < Words.size(); ++I) {
+      StringRef W = Words[I];
+      if (W == "-u" || W == "--unset") {
+        ++I;
+        continue;
+      }
+      if (W.starts_with("-") || W.contains('='))
+        continue;
+      Program = W;
+      break;
+    }
+    if (Program.empty()) {
+      Interpreter.clear();
+    } else if (auto Found = sys::findProgramByName(Program)) {
+      Interpreter = *Found;
+      Note = (" (`" + Program + "` found on PATH by env)").str();
+    } else {
+      Interpreter = Program.str();
+      Note = " (not found on this PATH: audit the one the script runs with)";
+    }
+  }
+  if (Interpreter.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: is a script (#!%s), not an executable, and "
+                             "its #! line names no interpreter",
+                             Host.str().c_str(), Line.str().c_str());
+  // A pyenv shim runs bash, which only execs the real program.
+  std::string Wrapper =
+      Head.contains("pyenv")
+          ? ("It is a pyenv shim: audit the program `pyenv which " +
+             sys::path::filename(Host) + "` prints")
+                .str()
+          : std::string("If the script is a wrapper that execs another "
+                        "program (a launcher), audit the program it runs");
+  return createStringError(
+      inconvertibleErrorCode(),
+      "%s: is a script (#!%s), not an executable: the program that loads "
+      "models is its interpreter; audit that instead: --host %s%s. %s",
+      Host.str().c_str(), Line.str().c_str(), Interpreter.c_str(),
+      Note.c_str(), Wrapper.c_str());
+}
+
 } // namespace
 
 Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
@@ -250,6 +311,8 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
   auto HostBuf = mapFile(O.Host);
   if (!HostBuf)
     return HostBuf.takeError();
+  if ((*HostBuf)->getBuffer().starts_with("#!"))
+    return scriptHostError(O.Host, (*HostBuf)->getBuffer().take_front(4096));
   DetectedKind HostKind = detectKind((*HostBuf)->getMemBufferRef());
   if (HostKind == DetectedKind::MachO || HostKind == DetectedKind::MachOUniversal) {
     DyldConfig D = O.Dyld;
