@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Check.h"
+#include "aoti/audit/Package.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -337,15 +338,41 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
     for (MissingVersionNode &V : P.checkVersionNodes(G))
       F->HostMissingVersions.push_back(std::move(V));
 
-  Analyzer An(*F);
+  // A .pt2 package, or a directory of them, stands for every model library
+  // inside; a plain file is opened by the loader model at its path.
+  std::vector<ModelLibrary> Models;
   for (const std::string &Path : O.Plugins) {
+    bool Expand = sys::fs::is_directory(Path);
+    if (!Expand) {
+      auto Buf = mapFile(Path);
+      if (!Buf)
+        return Buf.takeError();
+      Expand = isZipPackage((*Buf)->getMemBufferRef());
+    }
+    if (!Expand) {
+      Models.push_back({Path, "", "", nullptr});
+      continue;
+    }
+    auto Inside = readModelLibraries(Path, Slice);
+    if (!Inside)
+      return Inside.takeError();
+    for (ModelLibrary &M : *Inside)
+      Models.push_back(std::move(M));
+  }
+
+  Analyzer An(*F);
+  for (ModelLibrary &M : Models) {
+    const std::string &Path = M.DisplayPath;
     size_t MissingBefore = P.missingLibraries().size();
     size_t RefusedBefore = P.refusedObjects().size();
-    auto Idx = P.dlopen(Path, /*Global=*/false);
+    auto Idx = M.Bin ? P.dlopen(std::move(M.Bin), /*Global=*/false)
+                     : P.dlopen(Path, /*Global=*/false);
     if (!Idx)
       return Idx.takeError();
     PluginFacts PF;
     PF.Path = Path;
+    PF.Package = M.Package;
+    PF.Member = M.Member;
     PF.Object = *Idx;
     PF.MissingLibraries.assign(P.missingLibraries().begin() + MissingBefore,
                                P.missingLibraries().end());

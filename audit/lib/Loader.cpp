@@ -454,6 +454,20 @@ Error ProcessModel::startExecutable(StringRef Path) {
 }
 
 Expected<unsigned> ProcessModel::dlopen(StringRef Path, bool GlobalFlag) {
+  return dlopenRead(Path, nullptr, GlobalFlag);
+}
+
+Expected<unsigned> ProcessModel::dlopen(std::unique_ptr<Binary> Bin,
+                                        bool GlobalFlag) {
+  std::string Path = Bin->path().str();
+  return dlopenRead(Path, std::move(Bin), GlobalFlag);
+}
+
+/// dlopen(Path): Read is the file already read (a packaged model), or null
+/// to read Path.
+Expected<unsigned> ProcessModel::dlopenRead(StringRef Path,
+                                            std::unique_ptr<Binary> Read,
+                                            bool GlobalFlag) {
   if (!HaveHost)
     return createStringError(inconvertibleErrorCode(),
                              "dlopen before the executable was started");
@@ -464,17 +478,20 @@ Expected<unsigned> ProcessModel::dlopen(StringRef Path, bool GlobalFlag) {
   if (int L = findLoaded(Path); L >= 0) {
     I = L;
   } else {
-    auto B = readBinary(Path);
-    if (!B)
-      return B.takeError();
-    if ((*B)->format() != BinaryFormat::ELF ||
-        !((*B)->machine() == HostMachine))
+    if (!Read) {
+      auto B = readBinary(Path);
+      if (!B)
+        return B.takeError();
+      Read = std::move(*B);
+    }
+    if (Read->format() != BinaryFormat::ELF ||
+        !(Read->machine() == HostMachine))
       return createStringError(
           inconvertibleErrorCode(),
           "%s: is a %s file and cannot be loaded into the host %s (%s)",
-          Path.str().c_str(), describeMachine((*B)->machine()).c_str(),
+          Path.str().c_str(), describeMachine(Read->machine()).c_str(),
           Objects.front().Path.c_str(), describeMachine(HostMachine).c_str());
-    I = addObject(std::move(*B), Path.str(), Path, 0, "dlopen");
+    I = addObject(std::move(Read), Path.str(), Path, 0, "dlopen");
   }
   loadDependencies({*I});
   for (size_t N = Before; N < Objects.size(); ++N)

@@ -23,6 +23,8 @@ namespace aoti::audit {
 
 struct CheckOptions {
   std::string Host;
+  /// Model .so files, .pt2 packages (every *.so inside), and directories
+  /// of .pt2 packages.
   std::vector<std::string> Plugins;
   LoaderConfig Loader;
   /// The same for a Mach-O host, which dyld loads.
@@ -98,7 +100,11 @@ struct SymbolFacts {
 };
 
 struct PluginFacts {
+  /// The path as given, or "PACKAGE.pt2!MEMBER" for a library in a package.
   std::string Path;
+  /// For a library inside a .pt2: the package and the member's path in it.
+  std::string Package;
+  std::string Member;
   unsigned Object = 0;
   std::vector<SymbolFacts> Symbols;
   std::vector<MissingLibrary> MissingLibraries;

@@ -120,6 +120,15 @@ public:
   virtual ~LoaderModel() = default;
   virtual llvm::Error startExecutable(llvm::StringRef Path) = 0;
   virtual llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) = 0;
+  /// The same for a library already read (a model inside a .pt2 package),
+  /// known by its path(): there is no file at that path to open.
+  virtual llvm::Expected<unsigned> dlopen(std::unique_ptr<Binary> Bin,
+                                          bool Global) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: a packaged model is audited only "
+                                   "against an ELF host",
+                                   Bin->path().str().c_str());
+  }
   virtual const std::vector<LoadedObject> &objects() const = 0;
   const LoadedObject &object(unsigned I) const { return objects()[I]; }
   virtual const std::vector<unsigned> &globalScope() const = 0;
@@ -165,6 +174,8 @@ public:
   /// dlopen(Path, RTLD_NOW | (Global ? RTLD_GLOBAL : RTLD_LOCAL)) called by
   /// the executable. Returns the plugin's object index.
   llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) override;
+  llvm::Expected<unsigned> dlopen(std::unique_ptr<Binary> Bin,
+                                  bool Global) override;
 
   const std::vector<LoadedObject> &objects() const override { return Objects; }
   const LoadedObject &object(unsigned I) const { return Objects[I]; }
@@ -207,6 +218,9 @@ private:
   std::optional<unsigned> mapDependency(llvm::StringRef Name,
                                         unsigned Requester);
   void loadDependencies(std::vector<unsigned> Queue);
+  llvm::Expected<unsigned> dlopenRead(llvm::StringRef Path,
+                                      std::unique_ptr<Binary> Read,
+                                      bool Global);
   std::string expandTokens(llvm::StringRef Dir, unsigned Origin) const;
   std::string inSysroot(llvm::StringRef Path) const;
   bool tryFile(const std::string &Path, std::unique_ptr<Binary> &Out,
