@@ -102,7 +102,7 @@ void FallbackNotImplemented::check(const CheckFacts &F,
     std::string Provider =
         Ours && *Ours
             ? "aoti::shims implements it: link aoti::shims_static (or "
-              "aoti::shims) from a build that has it"
+              "aoti::shims) in place of " + fixtext::quote(fixtext::base(Shim.Path))
         : Ours ? "no known provider implements it (aoti::shims does not): "
                  "implement " + fixtext::quote(Name) +
                      " in the shim library, or export the model so that it "
