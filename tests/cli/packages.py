@@ -162,6 +162,25 @@ try:
     else:
         expect("directory: JSON", False, err)
 
+    # link --plugin takes the same: what every model in the package needs is
+    # required of the link line, named by member. The line links no shims, so
+    # the real linker's verdict does not matter; the required names do.
+    open(os.path.join(d, "main.c"), "w").write("int main(void) { return 0; }\n")
+    sh("gcc", "-c", "main.c", "-o", "main.o")
+    r = audit("link", "--no-driver-query", "--format", "json", "--plugin", two, "--",
+              "gcc", "main.o", "-o", "runner")
+    try:
+        lrep = json.loads(r.stdout)
+        links = lrep["links"][0]
+    except (ValueError, KeyError, IndexError):
+        links = None
+    expect("link --plugin two.pt2: required from each member", links is not None and links.get("required_from") ==
+           [two + "!two/data/aotinductor/a/ca.so", two + "!two/data/aotinductor/b/cb.so"], r.stdout[:1500] + r.stderr)
+    r_so = audit("link", "--no-driver-query", "--format", "json", "--plugin", os.path.join(d, "bad.so"), "--",
+                 "gcc", "main.o", "-o", "runner")
+    same = "aoti_torch_nothing" in r.stdout and "aoti_torch_nothing" in r_so.stdout
+    expect("link --plugin two.pt2 requires what the extracted bad.so requires", same, r.stdout[:800])
+
     # What is not a model package is refused, naming it (exit 2).
     nomodel = os.path.join(d, "nomodel.pt2")
     with zipfile.ZipFile(nomodel, "w") as z:
