@@ -548,6 +548,28 @@ def plugin_is_fixed_executable(b):
 
 
 @case
+def plugin_nodlopen(b):
+    """the plugin is linked -z nodlopen (DF_1_NOOPEN): dlopen refuses it, AOTI013"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    return Scenario(h, plugin(b, "-Wl,-z,nodlopen"), expect={"*": ("AOTI013", "shared object cannot be dlopen()ed")})
+
+
+@case
+def plugin_needs_executable(b):
+    """the plugin has a DT_NEEDED on a PIE executable: ld.so refuses the dependency, AOTI013"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    helper = b.path("helperexe")
+    b.run(b.tc.cc, b.tc.fuse, "-rdynamic", b.write("helper.c", "int helper(void){return 1;}\nint main(void){return 0;}\n"),
+          "-o", helper)
+    # GNU ld refuses to link against an executable ("cannot use executable
+    # file as input to a link"); lld links it, as any ET_DYN file.
+    p = b.shared("model.so", PLUGIN_C + "int helper(void); int use(void){return helper();}", "-fuse-ld=lld", "./helperexe")
+    return Scenario(h, p, expect={"*": ("AOTI013", "helperexe")})
+
+
+@case
 def static_pie_host(b):
     """a static-pie host that force-links the shims: static dlopen never sees them, AOTI014"""
     a = shims_archive(b)
