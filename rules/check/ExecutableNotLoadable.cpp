@@ -49,6 +49,14 @@ void ExecutableNotLoadable::check(const CheckFacts &F,
                        "against it instead of opening it",
                        fixtext::quote(fixtext::base(O.Path)))
                    .str();
+    else if (!Asked)
+      Fd.Fix = formatv("build the code {0} needs from {1} as a shared library "
+                       "(-shared -fPIC; CMake: add_library(... SHARED)) and "
+                       "link {0} against that: an executable loads only as a "
+                       "program of its own",
+                       fixtext::quote(fixtext::base(Req.Path)),
+                       fixtext::quote(fixtext::base(O.Path)))
+                   .str();
     else
       Fd.Fix = formatv("build the model as a shared library (-shared -fPIC; "
                        "CMake: add_library(... SHARED)); an executable loads "
