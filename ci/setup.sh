@@ -13,6 +13,7 @@ packages=(
   hyperfine                            # bench/ only
   groff-base                           # tests/cli: the man page renders
   python3-jsonschema                   # tests/sarif: SARIF schema validation
+  libdnnl-dev                          # shims: CPU convolution fallback (oneDNN 2.6)
 )
 
 missing=()

@@ -331,6 +331,32 @@ AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, At
 AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                       AtenTensorHandle mat2);
 
+/* ------------------------------------------------------------------------ */
+/* Fallback ops: convolution (aten::convolution; CPU on oneDNN, CUDA on     */
+/* cuDNN). Signatures of torch 2.11's generated c_shim_cpu.h/c_shim_cuda.h. */
+/* ------------------------------------------------------------------------ */
+
+/* *ret0 = a new tensor: the 1-d, 2-d or 3-d (transposed) convolution of a
+ * batched input [N, C, ...] with weight [O, C/groups, k...] (transposed:
+ * [C, O/groups, k...]). bias may be null or point to null (no bias). Each
+ * list has 1 or (weight dim - 2) values. float32, float16, bfloat16 (on the
+ * CPU the half types only where oneDNN runs them). The output has the
+ * strides torch's meta/fake convolution gives (contiguous, or channels-last
+ * when input or weight is; see docs/shims.md). float32 on CUDA never uses
+ * TF32. In a build without CUDA the CUDA one fails with a message. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_convolution(
+    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias,
+    const int64_t* stride, int64_t stride_len_, const int64_t* padding,
+    int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
+    int32_t transposed, const int64_t* output_padding,
+    int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_convolution(
+    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias,
+    const int64_t* stride, int64_t stride_len_, const int64_t* padding,
+    int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
+    int32_t transposed, const int64_t* output_padding,
+    int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
