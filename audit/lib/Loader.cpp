@@ -428,6 +428,11 @@ Error ProcessModel::startExecutable(StringRef Path) {
       Missing.pop_back();
       continue;
     }
+    if (!Refused.empty() && Refused.back().Object == *I) {
+      // The same warning-and-ignore for an object ld.so refuses to map.
+      Refused.pop_back();
+      continue;
+    }
     Objects[*I].FoundVia = "LD_PRELOAD";
     Roots.push_back(*I);
   }

@@ -570,6 +570,16 @@ def plugin_needs_executable(b):
 
 
 @case
+def ld_preload_executable(b):
+    """LD_PRELOAD names a PIE executable: ld.so refuses it, warns and ignores it; the host starts, bound"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    exe = b.path("other")
+    b.run(b.tc.cc, b.tc.fuse, b.write("other.c", "int main(void){return 0;}\n"), "-o", exe)
+    return Scenario(h, plugin(b), env={"LD_PRELOAD": exe}, expect=all_shims("bound"))
+
+
+@case
 def static_pie_host(b):
     """a static-pie host that force-links the shims: static dlopen never sees them, AOTI014"""
     a = shims_archive(b)
