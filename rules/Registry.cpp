@@ -38,6 +38,9 @@ const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
     R.push_back(std::make_unique<LibTorchClash>());
     R.push_back(std::make_unique<Interposition>());
     R.push_back(std::make_unique<WeakUnresolved>());
+    R.push_back(std::make_unique<ExecutableNotLoadable>());
+    R.push_back(std::make_unique<StaticHost>());
+    R.push_back(std::make_unique<FallbackNotImplemented>());
     return R;
   }();
   return Rules;

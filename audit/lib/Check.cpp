@@ -8,9 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Check.h"
+#include "aoti/audit/Package.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 using namespace llvm;
 
@@ -37,6 +42,8 @@ bool CheckFacts::isRequired(StringRef Name) const {
 bool loaderAccepts(const CheckFacts &F, const PluginFacts &P) {
   if (!F.HostMissingLibraries.empty() || !P.MissingLibraries.empty())
     return false;
+  if (!F.HostRefused.empty() || !P.Refused.empty())
+    return false;
   for (const MissingVersionNode &V : F.HostMissingVersions)
     if (!V.Weak)
       return false;
@@ -50,7 +57,28 @@ bool loaderAccepts(const CheckFacts &F, const PluginFacts &P) {
   return true;
 }
 
+StringRef fallbackDevice(StringRef Name) {
+  if (fallbackOp(Name).empty())
+    return "";
+  return Name.starts_with("aoti_torch_cuda_") ? "cuda" : "cpu";
+}
+
+StringRef fallbackOp(StringRef Name) {
+  StringRef Op = Name;
+  if (!Op.consume_front("aoti_torch_cuda_") && !Op.consume_front("aoti_torch_cpu_"))
+    return "";
+  // shim.h's own device API shares the prefix; it is no ATen op.
+  if (Op.empty() || Op == "guard_set_index" ||
+      Op.starts_with("caching_allocator_"))
+    return "";
+  return Op;
+}
+
 namespace {
+
+/// An object that exports at least this many names under the first required
+/// prefix is a shim library: a fallback it lacks is one it does not implement.
+constexpr unsigned ShimProviderMinimum = 8;
 
 /// Name -> definitions in one file's static symbol table, built on demand.
 class StaticIndex {
@@ -86,14 +114,46 @@ private:
       S.Evidence.push_back(std::move(Site));
   }
 
+  /// The first object in Scope that is a shim library, or -1.
+  int shimProvider(ArrayRef<unsigned> Scope);
+
   CheckFacts &F;
   StaticIndex Static;
+  DenseMap<unsigned, bool> IsShimLibrary;
 };
+
+int Analyzer::shimProvider(ArrayRef<unsigned> Scope) {
+  StringRef Prefix = F.Options.Prefixes.empty() ? StringRef("aoti_torch_")
+                                                : StringRef(F.Options.Prefixes.front());
+  for (unsigned I : Scope) {
+    auto [It, New] = IsShimLibrary.try_emplace(I, false);
+    if (New) {
+      unsigned N = 0;
+      for (const Symbol &S : F.Process->object(I).Bin->dynamicSymbols())
+        N += S.isExportedDefinition() && S.Name.starts_with(Prefix);
+      It->second = N >= ShimProviderMinimum;
+    }
+    if (It->second)
+      return int(I);
+  }
+  return -1;
+}
 
 void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
                        unsigned Plugin) {
   StringRef Name = S.Ref->Name;
   const LoaderModel &P = *F.Process;
+
+  // A static host is in no scope: whatever it defines, and whatever else is
+  // wrong, nothing it links can reach the plugin until it is linked
+  // dynamically.
+  if (F.host().Bin->isStaticExecutable()) {
+    const Symbol *Def = nullptr;
+    for (const Symbol *D : F.host().Bin->findExportedDefinitions(Name))
+      Def = D;
+    consider(S, MissingReason::StaticHost, {F.host().Path, "", Def, 0});
+    return;
+  }
 
   // Defined in an object the plugin can see, but not where the loader looks.
   for (unsigned I : Scope) {
@@ -152,8 +212,73 @@ void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
     for (const Symbol *D : C->findExportedDefinitions(Name))
       consider(S, MissingReason::OutsideScope, {C->path().str(), "", D, -1});
 
+  // A fallback op nothing defines, while a shim library is in scope: that
+  // library does not implement the op.
+  if (S.Reason == MissingReason::None && !fallbackOp(Name).empty())
+    if (int Shim = shimProvider(Scope); Shim >= 0) {
+      S.Reason = MissingReason::UnimplementedFallback;
+      S.ShimProvider = Shim;
+    }
+
   if (S.Reason == MissingReason::None)
     S.Reason = MissingReason::NotDefined;
+}
+
+/// A host that starts with "#!" is a script: the kernel runs its interpreter,
+/// and that program is what dlopen()s a model. Returns the error that says
+/// so and names the interpreter to audit instead: the #! path, or for
+/// `#!/usr/bin/env [-S] [-opts] NAME` the NAME that env finds on PATH.
+Error scriptHostError(StringRef Host, StringRef Head) {
+  StringRef Line = Head.drop_front(2).take_until([](char C) { return C == '\n'; });
+  Line = Line.trim();
+  SmallVector<StringRef, 4> Words;
+  SplitString(Line, Words, " \t\r");
+  std::string Interpreter = Words.empty() ? "" : Words[0].str();
+  std::string Note;
+  if (!Words.empty() && sys::path::filename(Words[0]) == "env") {
+    // env's options come first (-S splits the rest; -i, -u NAME, NAME=VALUE
+    // change the environment); the first other word is the program.
+    StringRef Program;
+    for (size_t I = 1; I < Words.size(); ++I) {
+      StringRef W = Words[I];
+      if (W == "-u" || W == "--unset") {
+        ++I;
+        continue;
+      }
+      if (W.starts_with("-") || W.contains('='))
+        continue;
+      Program = W;
+      break;
+    }
+    if (Program.empty()) {
+      Interpreter.clear();
+    } else if (auto Found = sys::findProgramByName(Program)) {
+      Interpreter = *Found;
+      Note = (" (`" + Program + "` found on PATH by env)").str();
+    } else {
+      Interpreter = Program.str();
+      Note = " (not found on this PATH: audit the one the script runs with)";
+    }
+  }
+  if (Interpreter.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: is a script (#!%s), not an executable, and "
+                             "its #! line names no interpreter",
+                             Host.str().c_str(), Line.str().c_str());
+  // A pyenv shim runs bash, which only execs the real program.
+  std::string Wrapper =
+      Head.contains("pyenv")
+          ? ("It is a pyenv shim: audit the program `pyenv which " +
+             sys::path::filename(Host) + "` prints")
+                .str()
+          : std::string("If the script is a wrapper that execs another "
+                        "program (a launcher), audit the program it runs");
+  return createStringError(
+      inconvertibleErrorCode(),
+      "%s: is a script (#!%s), not an executable: the program that loads "
+      "models is its interpreter; audit that instead: --host %s%s. %s",
+      Host.str().c_str(), Line.str().c_str(), Interpreter.c_str(),
+      Note.c_str(), Wrapper.c_str());
 }
 
 } // namespace
@@ -187,6 +312,8 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
   auto HostBuf = mapFile(O.Host);
   if (!HostBuf)
     return HostBuf.takeError();
+  if ((*HostBuf)->getBuffer().starts_with("#!"))
+    return scriptHostError(O.Host, (*HostBuf)->getBuffer().take_front(4096));
   DetectedKind HostKind = detectKind((*HostBuf)->getMemBufferRef());
   if (HostKind == DetectedKind::MachO || HostKind == DetectedKind::MachOUniversal) {
     DyldConfig D = O.Dyld;
@@ -206,21 +333,51 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       return I.takeError();
   }
   F->HostMissingLibraries = P.missingLibraries();
+  F->HostRefused = P.refusedObjects();
   for (unsigned G : P.globalScope())
     for (MissingVersionNode &V : P.checkVersionNodes(G))
       F->HostMissingVersions.push_back(std::move(V));
 
-  Analyzer An(*F);
+  // A .pt2 package, or a directory of them, stands for every model library
+  // inside; a plain file is opened by the loader model at its path.
+  std::vector<ModelLibrary> Models;
   for (const std::string &Path : O.Plugins) {
+    bool Expand = sys::fs::is_directory(Path);
+    if (!Expand) {
+      auto Buf = mapFile(Path);
+      if (!Buf)
+        return Buf.takeError();
+      Expand = isZipPackage((*Buf)->getMemBufferRef());
+    }
+    if (!Expand) {
+      Models.push_back({Path, "", "", nullptr});
+      continue;
+    }
+    auto Inside = readModelLibraries(Path, Slice);
+    if (!Inside)
+      return Inside.takeError();
+    for (ModelLibrary &M : *Inside)
+      Models.push_back(std::move(M));
+  }
+
+  Analyzer An(*F);
+  for (ModelLibrary &M : Models) {
+    const std::string &Path = M.DisplayPath;
     size_t MissingBefore = P.missingLibraries().size();
-    auto Idx = P.dlopen(Path, /*Global=*/false);
+    size_t RefusedBefore = P.refusedObjects().size();
+    auto Idx = M.Bin ? P.dlopen(std::move(M.Bin), /*Global=*/false)
+                     : P.dlopen(Path, /*Global=*/false);
     if (!Idx)
       return Idx.takeError();
     PluginFacts PF;
     PF.Path = Path;
+    PF.Package = M.Package;
+    PF.Member = M.Member;
     PF.Object = *Idx;
     PF.MissingLibraries.assign(P.missingLibraries().begin() + MissingBefore,
                                P.missingLibraries().end());
+    PF.Refused.assign(P.refusedObjects().begin() + RefusedBefore,
+                      P.refusedObjects().end());
     for (unsigned L : P.loadedWith(*Idx))
       for (MissingVersionNode &V : P.checkVersionNodes(L))
         PF.MissingVersions.push_back(std::move(V));

@@ -112,6 +112,10 @@ private:
 struct VersionSlot {
   StringRef Name, File;
   bool Known = false;
+  /// What ld.so's l_versions[index] holds: vd_hash (never the base node's)
+  /// or vna_hash, and vna_other's hidden bit.
+  uint32_t Hash = 0;
+  bool RequirementHidden = false;
 };
 
 /// .dynsym, read lazily. Construction validates what every later read relies
@@ -238,10 +242,13 @@ private:
     if (!VerSym.empty()) {
       uint16_t V = VerSym[I];
       unsigned Ndx = V & ELF::VERSYM_VERSION;
+      S.VersionIndex = Ndx;
       if (Ndx > ELF::VER_NDX_GLOBAL) {
         S.Version = Slots[Ndx].Name;
         S.SourceLibrary = Slots[Ndx].File;
-        S.VersionHidden = (V & ELF::VERSYM_HIDDEN) != 0;
+        S.VersionHash = Slots[Ndx].Hash;
+        S.VersionHidden = S.Defined ? (V & ELF::VERSYM_HIDDEN) != 0
+                                    : Slots[Ndx].RequirementHidden;
       }
     }
     return S;
@@ -376,11 +383,14 @@ Error readVersionSections(const ELFFile<ELFT> &Obj,
         if (!Name)
           return Name.takeError();
         bool IsBase = D->vd_flags & ELF::VER_FLG_BASE;
-        B.VerDefs.push_back({*Name, IsBase});
+        B.VerDefs.push_back({*Name, IsBase, D->vd_hash});
         VersionSlot &S = Slot(D->vd_ndx & ELF::VERSYM_VERSION);
-        // The base node names the file; symbols at that index are unversioned.
-        if (!IsBase)
+        // The base node names the file; symbols at that index are unversioned
+        // (ld.so leaves its l_versions entry, hash included, zero).
+        if (!IsBase) {
           S.Name = *Name;
+          S.Hash = D->vd_hash;
+        }
         S.Known = true;
       }
       if (D->vd_next == 0)
@@ -411,11 +421,14 @@ Error readVersionSections(const ELFFile<ELFT> &Obj,
         auto Name = NameAt(Str, A->vna_name, "version requirement");
         if (!Name)
           return Name.takeError();
-        Req.Versions.push_back({*Name, bool(A->vna_flags & ELF::VER_FLG_WEAK)});
+        Req.Versions.push_back(
+            {*Name, bool(A->vna_flags & ELF::VER_FLG_WEAK), A->vna_hash});
         VersionSlot &S = Slot(A->vna_other & ELF::VERSYM_VERSION);
         S.Name = *Name;
         S.File = Req.File;
         S.Known = true;
+        S.Hash = A->vna_hash;
+        S.RequirementHidden = A->vna_other & ELF::VERSYM_HIDDEN;
         if (A->vna_next == 0)
           break;
         AuxOff += A->vna_next;
@@ -551,6 +564,9 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
     }
   }
   B->NoDefaultLib = Flags1 & ELF::DF_1_NODEFLIB;
+  B->FixedAddress = Hdr.e_type == ELF::ET_EXEC;
+  B->MarkedPie = Flags1 & ELF::DF_1_PIE;
+  B->NoDlopen = Flags1 & ELF::DF_1_NOOPEN;
   B->BindNow = (Flags & ELF::DF_BIND_NOW) || (Flags1 & ELF::DF_1_NOW);
 
   switch (Hdr.e_type) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/LinkModel.h"
+#include "aoti/audit/Package.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -305,14 +306,17 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     F->RequiredFrom.push_back(List);
   }
   for (const std::string &P : R.Plugins) {
-    auto B = readBinary(P);
-    if (!B)
-      return B.takeError();
-    for (const Symbol &S : (*B)->dynamicSymbols())
-      if (!S.Defined && !S.isWeak() && !S.Name.empty() &&
-          underPrefix(S.Name, R.Prefixes))
-        addUnique(Names, Seen, S.Name);
-    F->RequiredFrom.push_back(P);
+    // A .pt2 package (or a directory of them) stands for every model in it.
+    auto Models = readModelLibraries(P);
+    if (!Models)
+      return Models.takeError();
+    for (const ModelLibrary &M : *Models) {
+      for (const Symbol &S : M.Bin->dynamicSymbols())
+        if (!S.Defined && !S.isWeak() && !S.Name.empty() &&
+            underPrefix(S.Name, R.Prefixes))
+          addUnique(Names, Seen, S.Name);
+      F->RequiredFrom.push_back(M.DisplayPath);
+    }
   }
   if (R.RequireFrom.empty() && R.RequireNames.empty() && R.Plugins.empty()) {
     // Every shim an input on the line defines: the archives' members and the

@@ -20,13 +20,33 @@
 // dlopen()ed object's local scope is itself and the breadth-first closure of
 // its own dependencies. A reference is looked up in the global scope first.
 //
+// A static executable (or static-pie: no PT_INTERP) starts without ld.so. What
+// it dlopen()s gets a namespace of its own: the executable is in no scope,
+// whatever its .dynsym holds, and it has no DT_NEEDED or LD_PRELOAD closure.
+//
+// _dl_map_object_from_fd refuses to map an executable for anything but the
+// main program: ET_EXEC ("cannot dynamically load executable") and a PIE
+// marked DF_1_PIE ("cannot dynamically load position-independent
+// executable"), as a plugin or as a DT_NEEDED; under dlopen it also refuses
+// DF_1_NOOPEN. Refused objects are recorded, not skipped: the load fails.
+//
+// Symbol versions follow check_match in dl-lookup.c. A versioned reference
+// takes a definition whose node has the same hash and name, or an
+// unversioned (index 0/1) non-hidden one. An unversioned reference takes a
+// definition at index 0, 1 or 2 -- index 2 even when hidden -- and otherwise
+// the only non-hidden definition at index 3 or up, when there is exactly one
+// in that object. dl-version.c matches version requirements by vna_hash
+// against vd_hash, then by name.
+//
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Loader.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -230,7 +250,20 @@ unsigned ProcessModel::addObject(std::unique_ptr<Binary> B, std::string Path,
   Edges.emplace_back();
   LoadedBy.emplace_back();
   DepsMapped.push_back(false);
-  return Objects.size() - 1;
+  unsigned I = Objects.size() - 1;
+  // The order of _dl_map_object_from_fd's checks; the main program is exempt.
+  const Binary &Bin = *Objects[I].Bin;
+  if (Loader >= 0) {
+    StringRef Why = Bin.fixedAddress() ? "cannot dynamically load executable"
+                    : InDlopen && Bin.noDlopen()
+                        ? "shared object cannot be dlopen()ed"
+                    : Bin.markedPie()
+                        ? "cannot dynamically load position-independent executable"
+                        : "";
+    if (!Why.empty())
+      Refused.push_back({unsigned(Loader), I, Why.str()});
+  }
+  return I;
 }
 
 std::optional<unsigned> ProcessModel::mapDependency(StringRef Name,
@@ -379,6 +412,11 @@ Error ProcessModel::startExecutable(StringRef Path) {
       Config.WorkingDir = std::string(Cwd);
   }
   unsigned Exe = addObject(std::move(*B), Path.str(), Path, -1, "executable");
+  if (Objects[Exe].Bin->isStaticExecutable()) {
+    // No ld.so ran: nothing is preloaded, and static dlopen starts an empty
+    // global scope that the executable's own symbols are never part of.
+    return Error::success();
+  }
   Objects[Exe].InGlobalScope = true;
   Global.push_back(Exe);
 
@@ -388,6 +426,11 @@ Error ProcessModel::startExecutable(StringRef Path) {
     if (!I) {
       // ld.so: "object '...' from LD_PRELOAD cannot be preloaded: ignored."
       Missing.pop_back();
+      continue;
+    }
+    if (!Refused.empty() && Refused.back().Object == *I) {
+      // The same warning-and-ignore for an object ld.so refuses to map.
+      Refused.pop_back();
       continue;
     }
     Objects[*I].FoundVia = "LD_PRELOAD";
@@ -416,25 +459,44 @@ Error ProcessModel::startExecutable(StringRef Path) {
 }
 
 Expected<unsigned> ProcessModel::dlopen(StringRef Path, bool GlobalFlag) {
+  return dlopenRead(Path, nullptr, GlobalFlag);
+}
+
+Expected<unsigned> ProcessModel::dlopen(std::unique_ptr<Binary> Bin,
+                                        bool GlobalFlag) {
+  std::string Path = Bin->path().str();
+  return dlopenRead(Path, std::move(Bin), GlobalFlag);
+}
+
+/// dlopen(Path): Read is the file already read (a packaged model), or null
+/// to read Path.
+Expected<unsigned> ProcessModel::dlopenRead(StringRef Path,
+                                            std::unique_ptr<Binary> Read,
+                                            bool GlobalFlag) {
   if (!HaveHost)
     return createStringError(inconvertibleErrorCode(),
                              "dlopen before the executable was started");
   size_t Before = Objects.size();
+  InDlopen = true;
+  auto Done = llvm::make_scope_exit([&] { InDlopen = false; });
   std::optional<unsigned> I;
   if (int L = findLoaded(Path); L >= 0) {
     I = L;
   } else {
-    auto B = readBinary(Path);
-    if (!B)
-      return B.takeError();
-    if ((*B)->format() != BinaryFormat::ELF ||
-        !((*B)->machine() == HostMachine))
+    if (!Read) {
+      auto B = readBinary(Path);
+      if (!B)
+        return B.takeError();
+      Read = std::move(*B);
+    }
+    if (Read->format() != BinaryFormat::ELF ||
+        !(Read->machine() == HostMachine))
       return createStringError(
           inconvertibleErrorCode(),
           "%s: is a %s file and cannot be loaded into the host %s (%s)",
-          Path.str().c_str(), describeMachine((*B)->machine()).c_str(),
+          Path.str().c_str(), describeMachine(Read->machine()).c_str(),
           Objects.front().Path.c_str(), describeMachine(HostMachine).c_str());
-    I = addObject(std::move(*B), Path.str(), Path, 0, "dlopen");
+    I = addObject(std::move(Read), Path.str(), Path, 0, "dlopen");
   }
   loadDependencies({*I});
   for (size_t N = Before; N < Objects.size(); ++N)
@@ -471,15 +533,48 @@ std::vector<unsigned> ProcessModel::loadedWith(unsigned Obj) const {
   return LoadedBy[Obj];
 }
 
-/// glibc's check_match, for one definition.
-static bool versionAccepts(const Binary &Provider, const Symbol &Def,
-                           const Symbol &Ref) {
+/// The hash ld.so's l_versions holds for a reference's version: the file's
+/// vna_hash; for a reference made up without one (tests, Mach-O), the ELF
+/// hash of the name, which is what every linker writes.
+static uint32_t referenceHash(const Symbol &Ref) {
+  return Ref.VersionHash ? Ref.VersionHash : object::hashSysV(Ref.Version);
+}
+
+/// glibc's check_match over every definition of Ref's name in one object,
+/// then do_lookup_x's "exactly one versioned symbol" rule. Returns the
+/// definition ld.so binds to, or null; Rejected gets one it passed over.
+static const Symbol *matchInObject(const Binary &Provider,
+                                   ArrayRef<const Symbol *> Defs,
+                                   const Symbol &Ref, const Symbol *&Rejected) {
+  if (Defs.empty())
+    return nullptr;
   if (!Provider.hasSymbolVersions())
-    return true; // an unversioned library satisfies any reference
-  if (!Ref.Version.empty())
-    return Def.Version == Ref.Version ||
-           (Def.Version.empty() && !Def.VersionHidden);
-  return !Def.VersionHidden;
+    return Defs.front(); // no .gnu.version: any reference takes it
+  if (!Ref.Version.empty()) {
+    uint32_t Hash = referenceHash(Ref);
+    for (const Symbol *Def : Defs) {
+      bool Same = Def->VersionHash == Hash && Def->Version == Ref.Version;
+      // Not the version asked for: still fine when it is unversioned (its
+      // l_versions hash is 0) and neither side is hidden.
+      if (Same || !(Ref.VersionHidden || Def->VersionHash != 0 ||
+                    Def->VersionHidden))
+        return Def;
+      Rejected = Def;
+    }
+    return nullptr;
+  }
+  const Symbol *OnlyVersioned = nullptr;
+  unsigned NumVersioned = 0;
+  for (const Symbol *Def : Defs) {
+    // Index 0, 1 and 2 bind an unversioned reference directly, index 2
+    // even when hidden (the "oldest" version an old binary was built for).
+    if (Def->VersionIndex < 3)
+      return Def;
+    if (!Def->VersionHidden && NumVersioned++ == 0)
+      OnlyVersioned = Def;
+    Rejected = Def;
+  }
+  return NumVersioned == 1 ? OnlyVersioned : nullptr;
 }
 
 void ProcessModel::lookup(const Symbol &Ref, ArrayRef<unsigned> Scope,
@@ -488,16 +583,10 @@ void ProcessModel::lookup(const Symbol &Ref, ArrayRef<unsigned> Scope,
   for (unsigned I : Scope) {
     const Binary &B = *Objects[I].Bin;
     const Symbol *Rejected = nullptr;
-    bool Matched = false;
-    for (const Symbol *Def : B.findExportedDefinitions(Ref.Name)) {
-      if (versionAccepts(B, *Def, Ref)) {
-        Matches.push_back({I, Def});
-        Matched = true;
-        break;
-      }
-      Rejected = Def;
-    }
-    if (!Matched && Rejected && VersionRejected)
+    std::vector<const Symbol *> Defs = B.findExportedDefinitions(Ref.Name);
+    if (const Symbol *Def = matchInObject(B, Defs, Ref, Rejected))
+      Matches.push_back({I, Def});
+    else if (Rejected && VersionRejected)
       VersionRejected->push_back({I, Rejected});
   }
 }
@@ -513,11 +602,15 @@ ProcessModel::checkVersionNodes(unsigned Obj) const {
     if (Prov.versionDefinitions().empty())
       continue; // glibc accepts a library without version definitions
     for (const VersionRequirement::Entry &E : R.Versions) {
-      bool Have = false;
-      for (const VersionDefinition &D : Prov.versionDefinitions())
-        Have |= D.Name == E.Name;
+      // dl-version.c's match_symbol: the hash first, then the name.
+      bool Have = false, NameOnly = false;
+      for (const VersionDefinition &D : Prov.versionDefinitions()) {
+        Have |= D.Hash == E.Hash && D.Name == E.Name;
+        NameOnly |= D.Name == E.Name;
+      }
       if (!Have)
-        Out.push_back({Obj, R.File.str(), E.Name.str(), P, E.Weak});
+        Out.push_back(
+            {Obj, R.File.str(), E.Name.str(), P, E.Weak, NameOnly});
     }
   }
   return Out;

@@ -6,6 +6,7 @@
 #include "aoti/audit/Check.h"
 #include "aoti/rules/Rule.h"
 
+#include <optional>
 #include <string>
 
 namespace aoti::rules {
@@ -30,6 +31,9 @@ AOTI_CHECK_RULE(DuplicateProvider)      // AOTI009
 AOTI_CHECK_RULE(LibTorchClash)          // AOTI010
 AOTI_CHECK_RULE(Interposition)          // AOTI011
 AOTI_CHECK_RULE(WeakUnresolved)         // AOTI012
+AOTI_CHECK_RULE(ExecutableNotLoadable)  // AOTI013
+AOTI_CHECK_RULE(StaticHost)             // AOTI014
+AOTI_CHECK_RULE(FallbackNotImplemented) // AOTI015
 
 #undef AOTI_CHECK_RULE
 
@@ -45,6 +49,11 @@ void forEachMissing(const audit::CheckFacts &F, audit::MissingReason R, Fn &&Do)
 /// "`a.so` (wins), `b.so`".
 std::string providerList(const audit::CheckFacts &F, const audit::SymbolFacts &S);
 bool hasLibTorchProvider(const audit::CheckFacts &F, const audit::SymbolFacts &S);
+
+/// Whether this build's libaoti_shims.so exports Name (the list generated
+/// from its dynamic symbols, FallbackNotImplemented.cpp); nullopt when the
+/// shims were not part of the build.
+std::optional<bool> projectShimsExport(llvm::StringRef Name);
 
 } // namespace aoti::rules
 

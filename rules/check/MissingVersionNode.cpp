@@ -70,6 +70,27 @@ void MissingVersionNode::check(const CheckFacts &F, std::vector<Finding> &Out) c
     std::string Newest =
         V.Provider >= 0 ? newestLike(*F.Process->object(V.Provider).Bin, V.Version)
                         : std::string();
+    if (V.HashMismatch) {
+      // The name is there; the hash the requirement records is not the one
+      // the definition records. ld.so compares both.
+      Fd.Message = formatv("{0} requires version {1} of {2}; {3} defines a "
+                           "node of that name, but with another hash (vd_hash "
+                           "is not the requirement's vna_hash), so the loader "
+                           "refuses to load it (\"version `{4}' not found\")",
+                           fixtext::quote(fixtext::base(Req.Path)),
+                           fixtext::quote(V.Version), V.Library,
+                           fixtext::quote(ProviderPath), V.Version)
+                       .str();
+      Fd.Fix = formatv("one of the two files was edited or written by a tool "
+                       "that got the ELF hash of {0} wrong: rebuild {1} and "
+                       "{2} with a standard linker, and do not patch version "
+                       "sections",
+                       V.Version, fixtext::quote(fixtext::base(Req.Path)),
+                       fixtext::quote(fixtext::base(ProviderPath)))
+                   .str();
+      Out.push_back(std::move(Fd));
+      return;
+    }
     Fd.Message = formatv("{0} requires version {1} of {2}, which {3} does not "
                          "define{4}: the loader refuses to load it (\"version "
                          "`{5}' not found\")",

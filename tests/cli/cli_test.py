@@ -81,6 +81,40 @@ with tempfile.TemporaryDirectory() as d:
         expect("%s exits 2" % name, r.returncode == 2, "rc=%d %s" % (r.returncode, r.stderr))
         expect("%s says why" % name, says in (r.stderr + r.stdout), r.stderr)
 
+# A host that is a script (a pyenv shim, a launcher): the kernel runs its #!
+# interpreter, which is what loads models. The audit exits 2 naming it; for
+# `#!/usr/bin/env NAME`, the NAME that PATH finds, as env would. The oracle
+# is the kernel itself: the script really runs under that interpreter.
+with tempfile.TemporaryDirectory() as d:
+    bindir = os.path.join(d, "bin")
+    os.makedirs(bindir)
+    # An interpreter only this PATH has, so the test sees PATH used.
+    interp = os.path.join(bindir, "myinterp")
+    shutil.copy(shutil.which("sh"), interp)
+    env_script = os.path.join(d, "via_env")
+    open(env_script, "w").write("#!/usr/bin/env myinterp\necho ran by $0\n")
+    direct = os.path.join(d, "direct")
+    open(direct, "w").write("#!/bin/sh -e\necho hi\n")
+    os.chmod(env_script, 0o755)
+    os.chmod(direct, 0o755)
+    penv = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    real = subprocess.run([env_script], env=penv, capture_output=True, text=True)
+    expect("script: the kernel runs it through env and PATH", real.returncode == 0 and "ran by" in real.stdout,
+           real.stderr)
+    r = subprocess.run([args.audit, "check", "--host", env_script, args.audit], env=penv,
+                       capture_output=True, text=True)
+    expect("script host exits 2", r.returncode == 2, "rc=%d %s" % (r.returncode, r.stdout))
+    expect("script host: says script and names the interpreter PATH finds",
+           "is a script" in r.stderr and "--host " + interp in r.stderr, r.stderr)
+    r = run("check", "--host", direct, args.audit)
+    expect("#!/bin/sh host exits 2 naming /bin/sh", r.returncode == 2 and "--host /bin/sh" in r.stderr,
+           r.stderr)
+    missing = os.path.join(d, "missing")
+    open(missing, "w").write("#!/usr/bin/env no-such-interpreter-x\n")
+    r = run("check", "--host", missing, args.audit)
+    expect("script with an interpreter PATH lacks", r.returncode == 2 and "no-such-interpreter-x" in r.stderr
+           and "not found" in r.stderr, r.stderr)
+
 # Another machine: the real linker and the real loader refuse it, and the
 # audit says so, naming the file (exit 2), instead of replaying a link or a
 # load that cannot happen.

@@ -79,6 +79,31 @@ for m in free:
                cuda and all(s["status"] == "missing" for s in cuda) and rc == 1,
                str([(s["name"], s["status"]) for s in cuda][:3]))
 
+# The same models packed as aoti_compile_and_package packs them (a .pt2 zip
+# with the library in <name>/data/aotinductor/model/): each package must get
+# the verdict of its library, under the name PACKAGE.pt2!MEMBER.
+import tempfile
+import zipfile
+with tempfile.TemporaryDirectory() as d:
+    for m in free:
+        name = os.path.basename(os.path.dirname(m))
+        pkg = os.path.join(d, name + ".pt2")
+        member = "%s/data/aotinductor/model/%s" % (name, os.path.basename(m))
+        with zipfile.ZipFile(pkg, "w", zipfile.ZIP_DEFLATED) as z:
+            for f in sorted(glob.glob(os.path.join(os.path.dirname(m), "*"))):
+                z.write(f, "%s/data/aotinductor/model/%s" % (name, os.path.basename(f)))
+        rc_so, rep_so = check(m)
+        rc_pkg, rep_pkg = check(pkg)
+        p = rep_pkg["plugins"] if rep_pkg else []
+        expect("%s.pt2: one model, named PACKAGE!MEMBER" % name,
+               [x["path"] for x in p] == [pkg + "!" + member], [x["path"] for x in p])
+        expect("%s.pt2: the verdict of its library" % name, rc_pkg == rc_so and p and
+               p[0]["loads"] == rep_so["plugins"][0]["loads"] and
+               [(s["name"], s["status"]) for s in p[0]["symbols"]] ==
+               [(s["name"], s["status"]) for s in rep_so["plugins"][0]["symbols"]], str(rc_pkg))
+    rc, rep = check(d)
+    expect("a directory of the packages: every model", rep and len(rep["plugins"]) == len(free), str(rc))
+
 linked = glob.glob(os.path.join(args.models, "mlp-linked", "*.so"))
 if linked:
     rc, rep = check(linked[0])

@@ -20,14 +20,15 @@ inline size_t touch(const audit::Symbol &S) {
   return S.Name.size() + S.Version.size() + S.SourceLibrary.size() +
          S.ImportName.size() + size_t(S.Binding) + size_t(S.Visibility) +
          size_t(S.Type) + S.Defined + S.VersionHidden + S.ReExport +
-         size_t(S.LibraryOrdinal);
+         size_t(S.LibraryOrdinal) + S.VersionIndex + S.VersionHash;
 }
 
 inline size_t touch(const audit::Binary &B) {
   size_t H = B.path().size() + B.fileName().size() + B.archName().size() +
              B.soname().size() + B.interpreter().size() + size_t(B.kind()) +
              B.machine().Machine + B.noDefaultLib() + B.bindNow() +
-             B.twoLevelNamespace() + B.hasSymbolVersions();
+             B.twoLevelNamespace() + B.hasSymbolVersions() + B.fixedAddress() +
+             B.markedPie() + B.noDlopen() + B.isStaticExecutable();
   for (const audit::Dependency &D : B.dependencies())
     H += D.Name.size() + size_t(D.DepKind);
   for (llvm::StringRef P : B.rpath())
@@ -35,11 +36,11 @@ inline size_t touch(const audit::Binary &B) {
   for (llvm::StringRef P : B.runpath())
     H += P.size();
   for (const audit::VersionDefinition &V : B.versionDefinitions())
-    H += V.Name.size() + V.IsBase;
+    H += V.Name.size() + V.IsBase + V.Hash;
   for (const audit::VersionRequirement &R : B.versionRequirements()) {
     H += R.File.size();
     for (const auto &E : R.Versions)
-      H += E.Name.size() + E.Weak;
+      H += E.Name.size() + E.Weak + E.Hash;
   }
   // Look names up before and after reading the whole table: the first
   // lookups go through the file's hash table, the later ones may not.

@@ -438,6 +438,171 @@ def plugin_dependency_missing(b):
     return Scenario(h, p, expect={"*": ("AOTI008", "libgone.so")})
 
 
+def patch_verdef_hash(path, version, delta=1):
+    """Changes vd_hash of the node named `version` in .gnu.version_d, the
+    way a broken tool (or an edit) leaves a file: the name still matches,
+    the hash does not. Only ELF64 little-endian, which every case builds."""
+    import struct
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+        secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+        verdef = [s for s in secs if s[1] == 0x6FFFFFFD][0]
+        strtab = secs[verdef[6]]
+        off = verdef[4]
+        while True:
+            _, _, _, _, vd_hash, vd_aux, vd_next = struct.unpack_from("<HHHHIII", data, off)
+            name_off, = struct.unpack_from("<I", data, off + vd_aux)
+            start = strtab[4] + name_off
+            name = bytes(data[start:data.index(0, start)]).decode()
+            if name == version:
+                struct.pack_into("<I", data, off + 8, (vd_hash + delta) & 0xFFFFFFFF)
+                f.seek(0)
+                f.write(data)
+                return
+            if vd_next == 0:
+                raise RuntimeError("%s defines no version %s" % (path, version))
+            off += vd_next
+
+
+@case
+def version_hash_mismatch(b):
+    """the host's libver.so defines VER_2 under the right name but another vd_hash: ld.so compares both, AOTI007"""
+    b.write("v2.map", "VER_1 { global: ver_one; }; VER_2 { global: ver_two; } VER_1;\n")
+    b.shared("lib/libver.so", "int ver_one(void){return 1;} int ver_two(void){return 2;}", "-Wl,--version-script=v2.map")
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive",
+               "-Llib", "-Wl,--no-as-needed", "-lver", "-Wl,-rpath," + b.path("lib"))
+    p = b.shared("model.so", PLUGIN_C + "int ver_two(void); int use(void){return ver_two();}", "-Llib", "-lver")
+    patch_verdef_hash(b.path("lib/libver.so"), "VER_2")
+    return Scenario(h, p, expect={"*": ("AOTI007", "VER_2")})
+
+
+# A library whose only definitions of the name are non-default (hidden)
+# versions: V1 is version index 2, V2 index 3.
+VERSIONED_MAP = "V1 { global: keep_v1; %s local: *; }; V2 { global: keep_v2; %s } V1;\n"
+VERSIONED_USER_C = "int aoti_torch_versioned(void); int use(void){return aoti_torch_versioned();}\n"
+
+
+def hidden_versions(b, *versions):
+    """libver.so defining aoti_torch_versioned@VERSION (hidden) for each
+    version, and a host linking it; the plugin is linked against an
+    unversioned libver.so, so its reference carries no version."""
+    # The script must name the symbol in its node, or `local: *` hides it.
+    named = tuple("aoti_torch_versioned;" if v in versions else "" for v in ("V1", "V2"))
+    b.write("ver.map", VERSIONED_MAP % named)
+    src = "int keep_v1(void){return 0;} int keep_v2(void){return 0;}\n"
+    for v in versions:
+        src += "int impl_%s(void){return 1;}\n__asm__(\".symver impl_%s, aoti_torch_versioned@%s\");\n" % (v, v, v)
+    b.shared("lib/libver.so", src, "-Wl,--version-script=" + b.path("ver.map"))
+    b.shared("plain/libver.so", "int aoti_torch_versioned(void){return 0;}")
+    h = b.host("host", "-Llib", "-Wl,--no-as-needed", "-lver", "-Wl,-rpath," + b.path("lib"))
+    p = b.shared("model.so", VERSIONED_USER_C, "-Lplain", "-lver")
+    return h, p
+
+
+@case
+def unversioned_ref_hidden_index2(b):
+    """an unversioned reference; the only definition is hidden aoti_torch_versioned@V1 (index 2): ld.so takes it"""
+    h, p = hidden_versions(b, "V1")
+    return Scenario(h, p, expect={"aoti_torch_versioned": ("bound", None)})
+
+
+@case
+def unversioned_ref_hidden_index3(b):
+    """an unversioned reference; the only definition is hidden aoti_torch_versioned@V2 (index 3): never taken, AOTI006"""
+    h, p = hidden_versions(b, "V2")
+    return Scenario(h, p, expect={"aoti_torch_versioned": ("version-mismatch", "AOTI006")})
+
+
+@case
+def unversioned_ref_hidden_both(b):
+    """hidden @V1 (index 2) and @V2 (index 3): ld.so takes index 2"""
+    h, p = hidden_versions(b, "V1", "V2")
+    return Scenario(h, p, expect={"aoti_torch_versioned": ("bound", None)})
+
+
+def executable_plugin(b, *flags):
+    src = PLUGIN_C + "int main(void) { return model_run(); }\n"
+    out = b.path("model")
+    a = shims_archive(b)
+    b.run(b.tc.cc, b.tc.fuse, "-O1", "-rdynamic", *flags, b.write("model_main.c", src), "-o", out,
+          "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    return h, out
+
+
+@case
+def plugin_is_pie(b):
+    """the 'plugin' is a PIE executable (DF_1_PIE): glibc's dlopen refuses it, AOTI013"""
+    h, p = executable_plugin(b, "-pie", "-fPIE")
+    return Scenario(h, p, expect={"*": ("AOTI013", "cannot dynamically load position-independent executable")})
+
+
+@case
+def plugin_is_fixed_executable(b):
+    """the 'plugin' is a non-PIE executable (ET_EXEC): glibc's dlopen refuses it, AOTI013"""
+    h, p = executable_plugin(b, "-no-pie", "-fno-PIE")
+    return Scenario(h, p, expect={"*": ("AOTI013", "cannot dynamically load executable")})
+
+
+@case
+def plugin_nodlopen(b):
+    """the plugin is linked -z nodlopen (DF_1_NOOPEN): dlopen refuses it, AOTI013"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    return Scenario(h, plugin(b, "-Wl,-z,nodlopen"), expect={"*": ("AOTI013", "shared object cannot be dlopen()ed")})
+
+
+@case
+def plugin_needs_executable(b):
+    """the plugin has a DT_NEEDED on a PIE executable: ld.so refuses the dependency, AOTI013"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    helper = b.path("helperexe")
+    b.run(b.tc.cc, b.tc.fuse, "-rdynamic", b.write("helper.c", "int helper(void){return 1;}\nint main(void){return 0;}\n"),
+          "-o", helper)
+    # GNU ld refuses to link against an executable ("cannot use executable
+    # file as input to a link"); lld links it, as any ET_DYN file.
+    p = b.shared("model.so", PLUGIN_C + "int helper(void); int use(void){return helper();}", "-fuse-ld=lld", "./helperexe")
+    return Scenario(h, p, expect={"*": ("AOTI013", "helperexe")})
+
+
+@case
+def ld_preload_executable(b):
+    """LD_PRELOAD names a PIE executable: ld.so refuses it, warns and ignores it; the host starts, bound"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    exe = b.path("other")
+    b.run(b.tc.cc, b.tc.fuse, b.write("other.c", "int main(void){return 0;}\n"), "-o", exe)
+    return Scenario(h, plugin(b), env={"LD_PRELOAD": exe}, expect=all_shims("bound"))
+
+
+@case
+def static_pie_host(b):
+    """a static-pie host that force-links the shims: static dlopen never sees them, AOTI014"""
+    a = shims_archive(b)
+    if b.tc.name == "llvm":
+        # lld puts the shims in the static-pie's .dynsym: they are there and
+        # still not seen. clang needs -fPIE for a static-pie that starts.
+        flags = ["-fPIE", "-Wl,--export-dynamic"]
+    else:
+        # GNU ld 2.40's static-pie with --export-dynamic crashes in
+        # _dl_relocate_static_pie before main; gcc drops -rdynamic for it.
+        flags = ["-rdynamic"]
+    h = b.host("host", "-static-pie", *flags, "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    return Scenario(h, plugin(b), expect=all_shims("missing", "AOTI014"))
+
+
+@case
+def static_host(b):
+    """a static (non-PIE) host with the shims exported: provides nothing, AOTI014"""
+    a = shims_archive(b)
+    h = b.host("host", "-static", "-Wl,--export-dynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    return Scenario(h, plugin(b), expect=all_shims("missing", "AOTI014"))
+
+
 # --- running ----------------------------------------------------------------
 
 BIND_RE = re.compile(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: normal symbol `([^']+)'")
@@ -479,6 +644,8 @@ def judge(sc, loaded, error, bound, rc, report):
     plugin = report["plugins"][0]
     findings = report["findings"]
     syms = {s["name"]: s for s in plugin["symbols"]}
+    if not loaded and not error:
+        problems.append("the host gave no loader verdict (it crashed or did not start): no oracle")
     if plugin["loads"] != loaded:
         problems.append("loader %s (%s), audit says loads=%s" % ("loaded" if loaded else "failed", error, plugin["loads"]))
     m = re.search(r"undefined symbol: (\w+)", error)

@@ -55,6 +55,7 @@ version, two providers, LibTorch in the same process.
 
 Examples:
   aoti-audit check --host build/bin/runner model.so
+  aoti-audit check --host build/bin/runner model.pt2 models/
   aoti-audit check --host runner --archive libaoti_shims.a model.so
   aoti-audit check --host runner --all --env LD_LIBRARY_PATH=/opt/lib model.so
   aoti-audit check --host runner --format json model.so > report.json
@@ -89,8 +90,14 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
     Candidates.push_back(jsonText(F.Process->object(B.Object).Path));
   O["candidates"] = std::move(Candidates);
   if (S.Status == SymbolStatus::Missing) {
-    static const char *Reasons[] = {"",       "not-exported", "hidden",
-                                    "local",  "not-linked",   "outside-scope",
+    static const char *Reasons[] = {"",
+                                    "static-host",
+                                    "not-exported",
+                                    "hidden",
+                                    "local",
+                                    "not-linked",
+                                    "outside-scope",
+                                    "fallback-not-implemented",
                                     "not-defined"};
     O["reason"] = Reasons[unsigned(S.Reason)];
     json::Array Ev;
@@ -135,6 +142,10 @@ json::Array pluginsJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
   for (const PluginFacts &P : F.Plugins) {
     json::Object PO;
     PO["path"] = jsonText(P.Path);
+    if (!P.Package.empty()) {
+      PO["package"] = jsonText(P.Package);
+      PO["member"] = jsonText(P.Member);
+    }
     PO["loads"] = loaderAccepts(F, P);
     PO["ok"] = clean(Fs, P.Path);
     json::Array Syms;
@@ -257,9 +268,11 @@ CommandFn addCheckCommand(CLI::App &App) {
   Cmd->add_option("--host", Args->Host, "The executable that dlopen()s the plugins")
       ->required()
       ->check(CLI::ExistingFile);
-  Cmd->add_option("plugins", Args->Plugins, "Model .so files (plugins) to check")
+  Cmd->add_option("plugins", Args->Plugins,
+                  "Model .so files (plugins) to check; a .pt2 package stands "
+                  "for every .so inside it, a directory for every .pt2 under it")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   Cmd->add_option("--env", Args->Env,
                   "NAME=VALUE the host runs with (LD_LIBRARY_PATH, LD_PRELOAD; "
                   "DYLD_LIBRARY_PATH, DYLD_FALLBACK_LIBRARY_PATH, "

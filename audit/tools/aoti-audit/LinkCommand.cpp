@@ -404,10 +404,11 @@ CommandFn addLinkCommand(CLI::App &App) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(CLI::ExistingFile);
   Cmd->add_option("--plugin", Args->Plugins,
-                  "A model .so: what it leaves undefined under --prefix is required")
+                  "A model .so, .pt2 package (every .so inside) or directory of "
+                  ".pt2: what it leaves undefined under --prefix is required")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   Cmd->add_option("--prefix", Args->Prefixes,
                   "Names that are shims (default: aoti_torch_; '' for all)")
       ->allow_extra_args(false)

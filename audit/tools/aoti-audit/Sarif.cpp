@@ -222,6 +222,9 @@ std::string sarifUri(StringRef Path) {
 }
 
 std::pair<StringRef, StringRef> splitArchiveMember(StringRef File) {
+  // A model library inside a package: "model.pt2!data/aotinductor/m/x.so".
+  if (size_t Bang = File.find(".pt2!"); Bang != StringRef::npos)
+    return {File.take_front(Bang + 4), File.drop_front(Bang + 5)};
   if (!File.ends_with(")"))
     return {File, {}};
   size_t Open = File.rfind('(');

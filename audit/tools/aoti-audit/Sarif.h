@@ -76,8 +76,9 @@ llvm::StringRef embeddedRulePage(llvm::StringRef Id);
 /// file:// URI, a relative one stays relative.
 std::string sarifUri(llvm::StringRef Path);
 
-/// Splits "dir/lib.a(member.o)" into the archive and the member; a path that
-/// names no member comes back whole with an empty member.
+/// Splits "dir/lib.a(member.o)" into the archive and the member, and
+/// "dir/model.pt2!data/aotinductor/m/x.so" into the package and the library
+/// inside; a path that names no member comes back whole with an empty member.
 std::pair<llvm::StringRef, llvm::StringRef> splitArchiveMember(llvm::StringRef File);
 
 /// The whole log: {"$schema", "version": "2.1.0", "runs": [one run]}.

@@ -77,8 +77,16 @@ struct Symbol {
   SymbolType Type = SymbolType::NoType;
   bool Defined = false;
   /// ELF: the version is a non-default one (`foo@V`, not `foo@@V`); such a
-  /// definition satisfies only references that ask for V explicitly.
+  /// definition satisfies only references that ask for V explicitly. For a
+  /// reference: its requirement is marked hidden (vna_other's bit 15).
   bool VersionHidden = false;
+  /// ELF: the .gnu.version index (bit 15 cleared): 0 local, 1 global, 2 and
+  /// up a version node. glibc's lookup treats index 2 apart (Loader.cpp).
+  uint16_t VersionIndex = 0;
+  /// ELF: the hash of the version node (vd_hash of a definition's node,
+  /// vna_hash of a reference's requirement); 0 for index 0 and 1, as in
+  /// ld.so's l_versions.
+  uint32_t VersionHash = 0;
   /// Mach-O: this export re-exports another library's symbol.
   bool ReExport = false;
   /// Mach-O: a re-export's name in SourceLibrary, when it is renamed
@@ -115,6 +123,7 @@ struct Dependency {
 struct VersionDefinition {
   llvm::StringRef Name;
   bool IsBase = false; // the node naming the file itself
+  uint32_t Hash = 0;   // vd_hash, as the file records it
 };
 
 /// Versions an object needs from one library (ELF .gnu.version_r).
@@ -123,6 +132,7 @@ struct VersionRequirement {
   struct Entry {
     llvm::StringRef Name;
     bool Weak = false;
+    uint32_t Hash = 0; // vna_hash, as the file records it
   };
   std::vector<Entry> Versions;
 };
@@ -219,6 +229,21 @@ public:
   /// export; returns every such definition (several versions may exist).
   std::vector<const Symbol *> findExportedDefinitions(llvm::StringRef Name) const;
 
+  /// ELF: loaded at a fixed address (ET_EXEC); glibc maps such a file only
+  /// as the main program.
+  bool fixedAddress() const { return FixedAddress; }
+  /// ELF DF_1_PIE: a position-independent executable; glibc's dlopen (and
+  /// DT_NEEDED) refuses it.
+  bool markedPie() const { return MarkedPie; }
+  /// ELF DF_1_NOOPEN: dlopen refuses it (a DT_NEEDED at startup does not).
+  bool noDlopen() const { return NoDlopen; }
+  /// ELF: an executable without an interpreter (static, or static-pie). It
+  /// starts without ld.so: what it dlopen()s never sees its symbols.
+  bool isStaticExecutable() const {
+    return Format == BinaryFormat::ELF && Kind == FileKind::Executable &&
+           Interpreter.empty();
+  }
+
   bool isDynamicObject() const {
     return Kind == FileKind::Executable || Kind == FileKind::SharedLibrary ||
            Kind == FileKind::Bundle;
@@ -249,6 +274,9 @@ public:
   bool BindNow = false;
   bool TwoLevel = false;
   bool HasVersions = false;
+  bool FixedAddress = false;
+  bool MarkedPie = false;
+  bool NoDlopen = false;
   std::vector<Symbol> DynSyms;
   std::vector<VersionDefinition> VerDefs;
   std::vector<VersionRequirement> VerNeeds;

@@ -23,6 +23,8 @@ namespace aoti::audit {
 
 struct CheckOptions {
   std::string Host;
+  /// Model .so files, .pt2 packages (every *.so inside), and directories
+  /// of .pt2 packages.
   std::vector<std::string> Plugins;
   LoaderConfig Loader;
   /// The same for a Mach-O host, which dyld loads.
@@ -54,13 +56,24 @@ llvm::StringRef toString(SymbolStatus S);
 /// Why a missing symbol is missing, most specific first.
 enum class MissingReason : uint8_t {
   None,
+  StaticHost,        // the host is a static executable: it provides nothing
   NotExported,       // in the executable's .symtab, not in its .dynsym
   Hidden,            // defined with hidden/internal visibility
   LocalBinding,      // made local by a version script (or `static`)
   NotLinked,         // in an archive member the link did not pull in
   OutsideScope,      // exported by a library the plugin cannot see
+  /// An ATen fallback op (aoti_torch_<cpu|cuda>_<op>) that the shim library
+  /// in scope -- an object exporting many aoti_torch_* -- does not define.
+  UnimplementedFallback,
   NotDefined,        // nowhere the audit was shown
 };
+
+/// "convolution" for aoti_torch_cuda_convolution: the ATen op of a fallback
+/// name, or empty when Name is not one (the non-op names of shim.h, such as
+/// aoti_torch_cuda_guard_set_index, are not).
+llvm::StringRef fallbackOp(llvm::StringRef Name);
+/// "cuda" or "cpu" for a fallback name; empty otherwise.
+llvm::StringRef fallbackDevice(llvm::StringRef Name);
 
 /// A definition that exists but that the reference cannot bind to.
 struct DefinitionSite {
@@ -81,14 +94,24 @@ struct SymbolFacts {
   std::vector<Binding> VersionRejected;
   MissingReason Reason = MissingReason::None;
   std::vector<DefinitionSite> Evidence;
+  /// UnimplementedFallback: the shim library in scope that lacks the op
+  /// (an index in the process model).
+  int ShimProvider = -1;
 };
 
 struct PluginFacts {
+  /// The path as given, or "PACKAGE.pt2!MEMBER" for a library in a package.
   std::string Path;
+  /// For a library inside a .pt2: the package and the member's path in it.
+  std::string Package;
+  std::string Member;
   unsigned Object = 0;
   std::vector<SymbolFacts> Symbols;
   std::vector<MissingLibrary> MissingLibraries;
   std::vector<MissingVersionNode> MissingVersions;
+  /// Objects ld.so refuses to map in this dlopen (the plugin itself, when it
+  /// is an executable).
+  std::vector<RefusedObject> Refused;
 };
 
 struct CheckFacts;
@@ -104,6 +127,8 @@ struct CheckFacts {
   /// Dependencies the host itself cannot find (it would not start).
   std::vector<MissingLibrary> HostMissingLibraries;
   std::vector<MissingVersionNode> HostMissingVersions;
+  /// Objects the host's own start refuses to map (an executable as DT_NEEDED).
+  std::vector<RefusedObject> HostRefused;
   std::vector<PluginFacts> Plugins;
   std::vector<std::unique_ptr<Archive>> Archives;
   std::vector<std::unique_ptr<Binary>> Candidates;

@@ -90,6 +90,21 @@ struct MissingVersionNode {
   std::string Version;
   int Provider = -1;   // the loaded object that lacks it; -1 if not loaded
   bool Weak = false;   // a weak requirement only warns
+  /// The library defines a node of that name, but its vd_hash is not the
+  /// requirement's vna_hash: ld.so matches both, so it is missing all the same.
+  bool HashMismatch = false;
+};
+
+/// An object glibc finds but refuses to map: anything but the main program
+/// that is an executable (ld.so: "cannot dynamically load executable",
+/// "cannot dynamically load position-independent executable"), or one marked
+/// DF_1_NOOPEN that a dlopen brings in ("shared object cannot be
+/// dlopen()ed"). The dlopen (or the start, for the host's own dependencies)
+/// fails.
+struct RefusedObject {
+  unsigned Requester; // the object whose DT_NEEDED or dlopen asked for it
+  unsigned Object;    // the refused object, kept to name it and explain it
+  std::string Reason; // ld.so's words
 };
 
 /// A definition a reference can bind to.
@@ -105,11 +120,25 @@ public:
   virtual ~LoaderModel() = default;
   virtual llvm::Error startExecutable(llvm::StringRef Path) = 0;
   virtual llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) = 0;
+  /// The same for a library already read (a model inside a .pt2 package),
+  /// known by its path(): there is no file at that path to open.
+  virtual llvm::Expected<unsigned> dlopen(std::unique_ptr<Binary> Bin,
+                                          bool Global) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: a packaged model is audited only "
+                                   "against an ELF host",
+                                   Bin->path().str().c_str());
+  }
   virtual const std::vector<LoadedObject> &objects() const = 0;
   const LoadedObject &object(unsigned I) const { return objects()[I]; }
   virtual const std::vector<unsigned> &globalScope() const = 0;
   virtual std::vector<unsigned> loadedWith(unsigned Obj) const = 0;
   virtual const std::vector<MissingLibrary> &missingLibraries() const = 0;
+  /// Objects the loader found but refused to map, in the order it met them.
+  virtual const std::vector<RefusedObject> &refusedObjects() const {
+    static const std::vector<RefusedObject> None;
+    return None;
+  }
   virtual std::vector<MissingVersionNode> checkVersionNodes(unsigned Obj) const = 0;
   /// The objects the loader searches for Ref, a reference Obj makes, in
   /// order. glibc: the same for every reference; dyld: what its library
@@ -145,6 +174,8 @@ public:
   /// dlopen(Path, RTLD_NOW | (Global ? RTLD_GLOBAL : RTLD_LOCAL)) called by
   /// the executable. Returns the plugin's object index.
   llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) override;
+  llvm::Expected<unsigned> dlopen(std::unique_ptr<Binary> Bin,
+                                  bool Global) override;
 
   const std::vector<LoadedObject> &objects() const override { return Objects; }
   const LoadedObject &object(unsigned I) const { return Objects[I]; }
@@ -159,6 +190,9 @@ public:
 
   const std::vector<MissingLibrary> &missingLibraries() const override {
     return Missing;
+  }
+  const std::vector<RefusedObject> &refusedObjects() const override {
+    return Refused;
   }
 
   /// Every definition in Scope that Ref may bind to, in lookup order (the
@@ -184,6 +218,9 @@ private:
   std::optional<unsigned> mapDependency(llvm::StringRef Name,
                                         unsigned Requester);
   void loadDependencies(std::vector<unsigned> Queue);
+  llvm::Expected<unsigned> dlopenRead(llvm::StringRef Path,
+                                      std::unique_ptr<Binary> Read,
+                                      bool Global);
   std::string expandTokens(llvm::StringRef Dir, unsigned Origin) const;
   std::string inSysroot(llvm::StringRef Path) const;
   bool tryFile(const std::string &Path, std::unique_ptr<Binary> &Out,
@@ -195,6 +232,8 @@ private:
   std::vector<LoadedObject> Objects;
   std::vector<unsigned> Global;
   std::vector<MissingLibrary> Missing;
+  std::vector<RefusedObject> Refused;
+  bool InDlopen = false; // DF_1_NOOPEN is refused only under dlopen
   std::vector<std::vector<unsigned>> Edges; // resolved dependencies per object
   std::vector<std::vector<unsigned>> LoadedBy; // dlopen'd object -> new ones
   std::vector<bool> DepsMapped;
