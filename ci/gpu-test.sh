@@ -16,6 +16,8 @@
 #   matrix        the link agreement matrix (tests/gpu/matrix.py)
 #   bench         torch's runners and aoti-run: latency and cold start
 #                 (bench/gpu/torch_bench.py, bench/gpu/aoti_bench.py)
+#   preflight     stop at once if a carried binary cannot start here
+#   ops-bench     the CUDA conv/attention fallbacks vs eager's kernels
 #   soak          compute-sanitizer memcheck over every model, and 1,000
 #                 load/run/unload cycles with device and host memory
 #                 measured (tests/gpu/soak.py; SOAK_ARGS passes options)
@@ -49,11 +51,11 @@ status=0
 
 phase_stage() {
   local B=${BUILD:-$ROOT/build-backend} AUDIT=${AUDIT:-$ROOT/build/bin/aoti-audit}
-  ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test || return 1
+  ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test ops_bench || return 1
   rm -rf "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/deps
   mkdir -p "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/models "$CARRY"/deps
   for b in aoti-run aoti-run-no-whole-archive aoti-run-no-export-dynamic aoti-run-static-cudart \
-           aoti-run-dup-ahead aoti-run-dup-behind-exe shims_cuda_test; do
+           aoti-run-dup-ahead aoti-run-dup-behind-exe shims_cuda_test ops_bench; do
     strip -g -o "$CARRY/bin/$b" "$B/bin/$b"
   done
   strip -o "$CARRY/bin/aoti-audit" "$AUDIT"
@@ -70,9 +72,10 @@ phase_stage() {
   # The binaries share LLVM's code: one solid archive travels in a fraction
   # of their size (unpacked by the unpack phase).
   # libaoti_shims needs oneDNN (the CPU convolution fallback), which needs
-  # the OpenCL ICD loader; the GPU machine has neither (40 MB raw, 7 MB in
-  # the tarball). libgomp is left to the machine's own.
-  for l in libdnnl.so.2 libOpenCL.so.1; do
+  # the OpenCL ICD loader, and OpenBLAS (the CPU GEMMs and attention), which
+  # needs libgfortran; the GPU machine has none of them (76 MB raw, ~15 MB
+  # in the tarball). libgomp is left to the machine's own.
+  for l in libdnnl.so.2 libOpenCL.so.1 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
     cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l {print $NF; exit}')" "$CARRY/deps/$l" || return 1
   done
   tar -C "$CARRY" -cJf "$CARRY/bin.tar.xz" bin obj deps && rm -rf "$CARRY/bin" "$CARRY/obj" "$CARRY/deps"
@@ -218,6 +221,27 @@ phase_zoo-run() {
 }
 
 phase_zoo() { phase_zoo-export; phase_zoo-run; }
+# preflight: the carried binaries start here (every library found), or stop the
+# whole call at once instead of spending the machine's minutes on nothing.
+phase_preflight() {
+  [ -x "$CARRY/bin/aoti-run" ] || tar -C "$CARRY" -xJf "$CARRY/bin.tar.xz"
+  local b missing
+  for b in aoti-run shims_cuda_test ops_bench; do
+    missing=$(ldd "$CARRY/bin/$b" 2>&1 | grep "not found")
+    [ -z "$missing" ] || { echo "preflight: $b: $missing"; exit 3; }
+  done
+  "$CARRY/bin/aoti-run" --help > /dev/null || { echo "preflight: aoti-run does not start"; exit 3; }
+  echo "preflight: ok"
+}
+
+# ops-bench: the CUDA conv and attention fallbacks against eager's kernels on
+# the same calls (bench/gpu/ops_bench.cpp, ops_bench_torch.py).
+phase_ops-bench() {
+  "$CARRY/bin/ops_bench" --iters 50 > "$OUT/ops_ours.json" || status=1
+  $PY "$ROOT/bench/gpu/ops_bench_torch.py" "$OUT/ops_ours.json" "$OUT/ops_bench.json" \
+    | tee "$OUT/ops_bench.md" || status=1
+}
+
 # --- end of the model zoo
 
 for p in "$@"; do
