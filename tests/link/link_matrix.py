@@ -34,7 +34,8 @@ import subprocess
 import sys
 import tempfile
 
-NS = re.compile(r"^(aoti_torch_|t_)")
+# aoti_uq: the C++ fixtures' namespace, inside mangled names.
+NS = re.compile(r"^(aoti_torch_|t_)|aoti_uq")
 
 SOURCES = {
     # shim archive: four members; b calls c (members pull members).
@@ -64,12 +65,27 @@ SOURCES = {
                    "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
     "main_ga.c": "int aoti_torch_ga(void);\nint main(void) { return aoti_torch_ga(); }\n",
     "main_use.c": "int t_use(void);\nint main(void) { return t_use(); }\n",
+    # g++: a static inside an inline function and a template's static
+    # member, both STB_GNU_UNIQUE in a COMDAT group, in two objects
+    "uq.h": None,
+    "uq1.cpp": '#include "uq.h"\nextern "C" int t_uq1(void) { return aoti_uq::count() + aoti_uq::S<int>::v; }\n',
+    "uq2.cpp": '#include "uq.h"\nextern "C" int t_uq2(void) { return aoti_uq::count() + aoti_uq::S<int>::v; }\n',
+    "main_uq.c": "int t_uq1(void);\nint t_uq2(void);\nint main(void) { return t_uq1() + t_uq2() == 18 ? 0 : 1; }\n",
+    # STB_GNU_UNIQUE outside any group: a plain multiple definition
+    "uqs_a.s": "\t.globl t_uqs\n\t.type t_uqs, @gnu_unique_object\n\t.data\nt_uqs:\t.long 1\n"
+               "\t.section .note.GNU-stack,\"\",@progbits\n",
+    "uqs_b.s": "\t.globl t_uqs\n\t.type t_uqs, @gnu_unique_object\n\t.data\nt_uqs:\t.long 2\n"
+               "\t.section .note.GNU-stack,\"\",@progbits\n",
+    "main_uqs.c": "extern int t_uqs;\nint main(void) { return t_uqs; }\n",
     # a model: what it leaves undefined is what the host must export
     "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
                "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
 }
 
 FILES = {
+    "uq.h": "namespace aoti_uq {\ninline int count() { static int c = 0; return ++c; }\n"
+            "template <typename T> struct S { static int v; };\n"
+            "template <typename T> int S<T>::v = 7;\n}\n",
     "vs.map": "{ global: aoti_torch_a; local: *; };\n",
     "dl.list": "{ aoti_torch_b; };\n",
     "link.rsp": "main_a.o libshims.a\n",
@@ -168,6 +184,12 @@ CASES = [
     ("hidden-visibility", "a hidden shim stays out of .dynsym even with -rdynamic",
      ["main_plain.o", "-Wl,--whole-archive", "libhidden.a", "-Wl,--no-whole-archive", "-rdynamic"],
      {"both": {"status": {"aoti_torch_h": "made-local", "aoti_torch_v": "exported"}}}),
+    ("gnu-unique-comdat", "g++'s STB_GNU_UNIQUE statics in COMDAT groups of two objects: one group is kept",
+     ["main_uq.o", "uq1.o", "uq2.o"],
+     {"both": {"no_rules": ["AOTI206"], "ok": True, "symtab_has": ["_ZZN7aoti_uq5countEvE1c"]}}),
+    ("gnu-unique-outside-comdat", "STB_GNU_UNIQUE outside a group is a multiple definition",
+     ["main_uqs.o", "uqs_a.o", "uqs_b.o"],
+     {"both": {"rules": ["AOTI206"], "ok": False}}),
     ("response-file", "the line comes from a response file",
      ["@link.rsp"],
      {"both": {"status": {"aoti_torch_a": "defined-not-exported"}}}),
@@ -218,13 +240,15 @@ def run(cmd, cwd, check=True):
 
 def build_fixtures(d):
     for name, text in SOURCES.items():
+        if text is None:  # in FILES
+            continue
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
     for name, text in FILES.items():
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
     for name in SOURCES:
-        if name in ("gc.c",):
+        if name in ("gc.c",) or name.endswith(".h"):
             continue
         run(["gcc", "-c", "-O1", "-fPIC", name], d)
     run(["gcc", "-c", "-O1", "-fPIC", "-ffunction-sections", "gc.c", "-o", "gc_fs.o"], d)
@@ -399,6 +423,9 @@ def check_run(args, case, tc, d):
         problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
     if "ok" in exp and link["ok"] != exp["ok"]:
         problems.append("expected ok=%s" % exp["ok"])
+    for sym in exp.get("symtab_has", []):
+        if sym not in link["defined"]:
+            problems.append("expected %s among the output's definitions" % sym)
 
     # The fix, run for real: it must do what its replay says.
     fix = link.get("fix")
