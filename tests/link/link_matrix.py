@@ -77,6 +77,10 @@ SOURCES = {
     "uqs_b.s": "\t.globl t_uqs\n\t.type t_uqs, @gnu_unique_object\n\t.data\nt_uqs:\t.long 2\n"
                "\t.section .note.GNU-stack,\"\",@progbits\n",
     "main_uqs.c": "extern int t_uqs;\nint main(void) { return t_uqs; }\n",
+    # a C++ reference nothing defines: linkers print it demangled
+    "uqref.cpp": 'namespace aoti_uq { int missing(int); }\n'
+                 'extern "C" int t_uqref(void) { return aoti_uq::missing(1); }\n',
+    "main_uqref.c": "int t_uqref(void);\nint main(void) { return t_uqref(); }\n",
     # a model: what it leaves undefined is what the host must export
     "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
                "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
@@ -190,6 +194,9 @@ CASES = [
     ("gnu-unique-outside-comdat", "STB_GNU_UNIQUE outside a group is a multiple definition",
      ["main_uqs.o", "uqs_a.o", "uqs_b.o"],
      {"both": {"rules": ["AOTI206"], "ok": False}}),
+    ("cxx-undefined-reference", "a C++ reference nothing defines: AOTI208 names it as the linker does",
+     ["main_uqref.o", "uqref.o"],
+     {"both": {"rules": ["AOTI208"], "ok": False, "quotes_linker": "AOTI208"}}),
     ("response-file", "the line comes from a response file",
      ["@link.rsp"],
      {"both": {"status": {"aoti_torch_a": "defined-not-exported"}}}),
@@ -308,7 +315,7 @@ def member_key(s):
 def nm(path, dynamic):
     cmd = ["llvm-nm-19", "--defined-only", "-j"] + (["-D"] if dynamic else []) + [path]
     p = run(cmd, os.path.dirname(path), check=False)
-    return {n for n in p.stdout.split() if NS.match(n)}
+    return {n for n in p.stdout.split() if NS.search(n)}
 
 
 def needed(path, d):
@@ -323,7 +330,7 @@ def link_errors(stderr):
     undef = set(re.findall(r"undefined reference to [`']([^'`]+)'", stderr))
     undef |= set(re.findall(r"undefined reference to (\S+) \[--no-allow-shlib-undefined\]", stderr))
     undef |= set(re.findall(r"undefined symbol: (\S+)", stderr))
-    return ({n for n in mult if NS.match(n)}, {n for n in undef if NS.match(n)})
+    return ({n for n in mult if NS.search(n)}, {n for n in undef if NS.search(n)})
 
 
 # --- one run ------------------------------------------------------------------
@@ -359,8 +366,20 @@ def predicted_members(link, lld):
     return out
 
 
+def demangled(names):
+    """C++ names as c++filt (binutils) prints them, the linkers' spelling."""
+    names = list(names)
+    mangled = [n for n in names if n.startswith("_Z")]
+    if not mangled:
+        return names
+    out = subprocess.run(["c++filt"], input="\n".join(mangled) + "\n", stdout=subprocess.PIPE,
+                         text=True).stdout.splitlines()
+    table = dict(zip(mangled, out))
+    return [table.get(n, n) for n in names]
+
+
 def ns(names):
-    return {n for n in names if NS.match(n)}
+    return {n for n in names if NS.search(n)}
 
 
 def compare(pred, p, outp, tc, d, label, problems):
@@ -369,8 +388,9 @@ def compare(pred, p, outp, tc, d, label, problems):
         if a != b:
             problems.append("%s%s: audit %s, linker %s" % (label, what, sorted(a), sorted(b)))
 
-    pred_mult = ns(m["symbol"] for m in pred["multiple_definitions"])
-    pred_undef = ns(u["symbol"] for u in pred["undefined"])
+    # The linkers' messages name C++ symbols demangled; the JSON as mangled.
+    pred_mult = ns(demangled(m["symbol"] for m in pred["multiple_definitions"]))
+    pred_undef = ns(demangled(u["symbol"] for u in pred["undefined"]))
     pred_ok = not pred["multiple_definitions"] and not pred["undefined"] and \
         not pred.get("problems")
     real_mult, real_undef = link_errors(p.stderr)
@@ -423,6 +443,16 @@ def check_run(args, case, tc, d):
         problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
     if "ok" in exp and link["ok"] != exp["ok"]:
         problems.append("expected ok=%s" % exp["ok"])
+    if exp.get("quotes_linker"):
+        # Every name the linker's error quotes appears, as quoted, in the
+        # finding's message.
+        msgs = " ".join(f["message"] for f in link["findings"] if f["rule"] == exp["quotes_linker"])
+        quoted = link_errors(p.stderr)[1] | link_errors(p.stderr)[0]
+        if not quoted:
+            problems.append("the linker quoted no name")
+        for q in quoted:
+            if "`%s`" % q not in msgs:
+                problems.append("the linker says %r, %s does not: %s" % (q, exp["quotes_linker"], msgs))
     for sym in exp.get("symtab_has", []):
         if sym not in link["defined"]:
             problems.append("expected %s among the output's definitions" % sym)
