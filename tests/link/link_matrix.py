@@ -77,6 +77,8 @@ SOURCES = {
     "uqs_b.s": "\t.globl t_uqs\n\t.type t_uqs, @gnu_unique_object\n\t.data\nt_uqs:\t.long 2\n"
                "\t.section .note.GNU-stack,\"\",@progbits\n",
     "main_uqs.c": "extern int t_uqs;\nint main(void) { return t_uqs; }\n",
+    # a shim whose member needs a name nothing on the line defines
+    "shim_needy.c": "int t_missing_dep(void);\nint aoti_torch_needy(void) { return t_missing_dep(); }\n",
     # a C++ reference nothing defines: linkers print it demangled
     "uqref.cpp": 'namespace aoti_uq { int missing(int); }\n'
                  'extern "C" int t_uqref(void) { return aoti_uq::missing(1); }\n',
@@ -194,6 +196,10 @@ CASES = [
     ("gnu-unique-outside-comdat", "STB_GNU_UNIQUE outside a group is a multiple definition",
      ["main_uqs.o", "uqs_a.o", "uqs_b.o"],
      {"both": {"rules": ["AOTI206"], "ok": False}}),
+    ("fix-still-fails", "the whole-archive fix pulls in a member with an undefined reference: the text says so",
+     ["main_plain.o", "libneedy.a"],
+     {"both": {"rules": ["AOTI201"],
+               "text_has": ["but the fixed line still fails to link: 1 undefined reference(s): `t_missing_dep`"]}}),
     ("cxx-undefined-reference", "a C++ reference nothing defines: AOTI208 names it as the linker does",
      ["main_uqref.o", "uqref.o"],
      {"both": {"rules": ["AOTI208"], "ok": False, "quotes_linker": "AOTI208"}}),
@@ -263,6 +269,7 @@ def build_fixtures(d):
     ar = lambda out, *objs: run(["ar", "rcs", out] + list(objs), d)
     ar("libshims.a", "shim_a.o", "shim_b.o", "shim_c.o", "shim_d.o")
     ar("libhelper.a", "helper.o")
+    ar("libneedy.a", "shim_needy.o")
     ar("libhidden.a", "hidden.o")
     ar("libgc_fs.a", "gc_fs.o")
     ar("libgc.a", "gc.o")
@@ -443,6 +450,12 @@ def check_run(args, case, tc, d):
         problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
     if "ok" in exp and link["ok"] != exp["ok"]:
         problems.append("expected ok=%s" % exp["ok"])
+    if exp.get("text_has"):
+        t = run([args.audit, "link", "--color", "never"] + exp.get("audit", []) + ["--"] + base, d,
+                check=False)
+        for want in exp["text_has"]:
+            if want not in t.stdout:
+                problems.append("expected %r in the text output:\n%s" % (want, t.stdout))
     if exp.get("quotes_linker"):
         # Every name the linker's error quotes appears, as quoted, in the
         # finding's message.
