@@ -63,6 +63,7 @@ const std::vector<std::unique_ptr<LinkRule>> &linkRules() {
     R.push_back(std::make_unique<LinkDiscardedByGc>());
     R.push_back(std::make_unique<LinkMadeLocal>());
     R.push_back(std::make_unique<LinkNotDefined>());
+    R.push_back(std::make_unique<LinkDroppedAsNeeded>());
     R.push_back(std::make_unique<LinkMultipleDefinition>());
     R.push_back(std::make_unique<LinkWholeArchiveDuplicate>());
     R.push_back(std::make_unique<LinkUndefinedReference>());

@@ -76,6 +76,7 @@ StringRef toString(RequiredStatus S) {
   case RequiredStatus::FromSharedLibrary: return "from-shared-library";
   case RequiredStatus::NotPulledIn: return "not-pulled-in";
   case RequiredStatus::NotDefined: return "not-defined";
+  case RequiredStatus::DroppedAsNeeded: return "dropped-as-needed";
   }
   return "?";
 }
@@ -668,10 +669,11 @@ private:
       }
       return;
     }
-    if (F == LinkFlavor::GNU && In[I].AsNeeded && !neededNow(I))
+    bool AsNeeded = In[I].AsNeeded && !W.NoAsNeeded.count(I);
+    if (F == LinkFlavor::GNU && AsNeeded && !neededNow(I))
       return; // dropped: its symbols never enter the table
     R.Read[I] = true;
-    R.Needed[I] = F == LinkFlavor::GNU || !In[I].AsNeeded;
+    R.Needed[I] = F == LinkFlavor::GNU || !AsNeeded;
     for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
       if (D.isLocal() || D.Name.empty())
         continue;

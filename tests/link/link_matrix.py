@@ -196,6 +196,17 @@ CASES = [
     ("gnu-unique-outside-comdat", "STB_GNU_UNIQUE outside a group is a multiple definition",
      ["main_uqs.o", "uqs_a.o", "uqs_b.o"],
      {"both": {"rules": ["AOTI206"], "ok": False}}),
+    ("shared-shims-as-needed", "--as-needed drops the shared shim library nothing calls: AOTI211, not AOTI205",
+     ["main_plain.o", "-Wl,--as-needed", "-Lshared", "-lshims", "-Wl,-rpath,shared"],
+     {"both": {"audit": ["--plugin", "model.so"], "rules": ["AOTI211"], "no_rules": ["AOTI205"],
+               "status": {"aoti_torch_a": "dropped-as-needed", "aoti_torch_d": "dropped-as-needed"},
+               "text_has": ["-Wl,--push-state,--no-as-needed -lshims -Wl,--pop-state"]}}),
+    ("shared-shims-gcc-default", "Debian's gcc passes --as-needed itself; clang does not",
+     ["main_plain.o", "-Lshared", "-lshims", "-Wl,-rpath,shared"],
+     {"gnu": {"audit": ["--plugin", "model.so"], "rules": ["AOTI211"],
+              "status": {"aoti_torch_a": "dropped-as-needed"}},
+      "lld": {"audit": ["--plugin", "model.so"], "status": {"aoti_torch_a": "from-shared-library"},
+              "no_rules": ["AOTI211"]}}),
     ("fix-still-fails", "the whole-archive fix pulls in a member with an undefined reference: the text says so",
      ["main_plain.o", "libneedy.a"],
      {"both": {"rules": ["AOTI201"],
@@ -487,6 +498,12 @@ def check_run(args, case, tc, d):
         elif fp.returncode == 0 and len(problems) == before:
             required = {r["name"] for r in link["required"]}
             have = nm(os.path.join(d, out + ".fixed"), True)
+            # ... or a shared library the fixed output loads defines them.
+            for lib in needed(os.path.join(d, out + ".fixed"), d):
+                for where in (lib, os.path.join("shared", lib)):
+                    if os.path.exists(os.path.join(d, where)):
+                        have |= nm(os.path.join(d, where), True)
+                        break
             if fix["required_exported"] == fix["required_total"] and not required <= have:
                 problems.append("fixed command does not export %s" % sorted(required - have))
             note = "fix verified"

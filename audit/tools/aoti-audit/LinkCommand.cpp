@@ -280,6 +280,10 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
     for (unsigned I : F.FixWholeArchive)
       WA.push_back(jsonText(F.Inputs[I].AsWritten));
     Fx["whole_archive"] = std::move(WA);
+    json::Array KeepShared;
+    for (unsigned I : F.FixNoAsNeeded)
+      KeepShared.push_back(jsonText(F.Inputs[I].AsWritten));
+    Fx["no_as_needed"] = std::move(KeepShared);
     Fx["export_dynamic"] = F.FixExportDynamic;
     Fx["command"] = F.FixedArgv.empty() ? json::Value(nullptr)
                                         : json::Value(strings(F.FixedArgv));
