@@ -50,6 +50,7 @@ const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
     R.push_back(std::make_unique<StrongWeakDuplicate>());
     R.push_back(std::make_unique<WeakDuplicate>());
     R.push_back(std::make_unique<CommonDuplicate>());
+    R.push_back(std::make_unique<DupsLibTorchClash>());
     return R;
   }();
   return Rules;
