@@ -24,10 +24,10 @@
 // discarded whole before their definitions enter the table: GCC's
 // STB_GNU_UNIQUE statics of inline functions and template static members
 // are defined in every object that uses them and never collide (outside a
-// group, two STB_GNU_UNIQUE definitions collide like two global ones). Two
-// strong definitions from linked
-// objects are "multiple definition" (unless -z muldefs); a strong one beats
-// weak and common ones; definitions in shared libraries never collide. The
+// group, two STB_GNU_UNIQUE definitions collide like two global ones).
+// Two strong definitions from linked objects are "multiple definition"
+// (unless -z muldefs); a strong one beats weak and common ones;
+// definitions in shared libraries never collide. The
 // output's .dynsym gets what a shared library on the line refers to or also
 // defines, plus the export flags; hidden visibility, version-script local:
 // and --exclude-libs keep a name out.
