@@ -1027,11 +1027,6 @@ Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
   return F;
 }
 
-bool isLibTorchFile(StringRef Path) {
-  StringRef F = sys::path::filename(Path);
-  return F.starts_with("libtorch") || F.starts_with("libc10");
-}
-
 bool isLinkerDefined(const Binary &B, const Symbol &S) {
   if (B.format() != BinaryFormat::ELF || B.kind() == FileKind::Relocatable)
     return false;

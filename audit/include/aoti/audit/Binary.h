@@ -146,6 +146,11 @@ struct MachineId {
 /// not know.
 std::string describeMachine(const MachineId &M);
 
+/// A LibTorch library, by file name: libtorch*, libc10* (libtorch_cpu.so,
+/// libc10_cuda.so, libtorch.a). The rule of check's AOTI010
+/// (LoadedObject::isLibTorch) and of dups' AOTI105.
+bool isLibTorchFile(llvm::StringRef Path);
+
 class Binary;
 
 /// Reads the static symbol table on first use. Readers implement it so that

@@ -179,10 +179,6 @@ struct DupsFacts {
 /// listed in DupsFacts::Unreadable. An error only for no inputs at all.
 llvm::Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options);
 
-/// A LibTorch library, by file name: libtorch*, libc10* (the rule check's
-/// AOTI010 uses, LoadedObject::isLibTorch).
-bool isLibTorchFile(llvm::StringRef Path);
-
 /// A name the linker itself defines in every ELF output it writes, so that
 /// every shared library exports its own: the default linker script's
 /// _edata, _end, __bss_start (and their PROVIDEd aliases), crti.o's
