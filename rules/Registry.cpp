@@ -53,6 +53,7 @@ const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
     R.push_back(std::make_unique<StrongWeakDuplicate>());
     R.push_back(std::make_unique<WeakDuplicate>());
     R.push_back(std::make_unique<CommonDuplicate>());
+    R.push_back(std::make_unique<DupsLibTorchClash>());
     return R;
   }();
   return Rules;
@@ -66,6 +67,7 @@ const std::vector<std::unique_ptr<LinkRule>> &linkRules() {
     R.push_back(std::make_unique<LinkDiscardedByGc>());
     R.push_back(std::make_unique<LinkMadeLocal>());
     R.push_back(std::make_unique<LinkNotDefined>());
+    R.push_back(std::make_unique<LinkDroppedAsNeeded>());
     R.push_back(std::make_unique<LinkMultipleDefinition>());
     R.push_back(std::make_unique<LinkWholeArchiveDuplicate>());
     R.push_back(std::make_unique<LinkUndefinedReference>());

@@ -11,6 +11,11 @@ using namespace llvm;
 
 namespace aoti::audit {
 
+bool isLibTorchFile(StringRef Path) {
+  StringRef F = sys::path::filename(Path);
+  return F.starts_with("libtorch") || F.starts_with("libc10");
+}
+
 StaticSymbolSource::~StaticSymbolSource() = default;
 DynamicSymbolSource::~DynamicSymbolSource() = default;
 

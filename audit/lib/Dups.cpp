@@ -27,17 +27,27 @@
 //     prefixes a mangled name is demangled in pass 3 already: the prefix is
 //     matched against the demangled name.)
 //
+// Before pass 1 the command line is expanded: @files, directories (only
+// the binaries in them; other files are skipped and counted) and GNU ld
+// input scripts, which are replaced by the files they name (libm.a is
+// GROUP(libm-2.36.a libmvec.a)). An input named on the line that cannot be
+// read is reported and the others are still analysed, as nm does; one found
+// in a directory is skipped.
+//
 // Everything is built in its final order -- duplicates by name, each one's
 // definitions by file and member -- by sorting small handles before the
 // facts are made, never the facts themselves.
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Dups.h"
+#include "aoti/audit/LinkScripts.h"
 
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FileSystem.h"
@@ -108,66 +118,12 @@ std::string DuplicateDefinition::displayName() const {
 
 namespace {
 
-Error inputError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Path.str().c_str(), Msg.str().c_str());
-}
-
 // --- Expanding the command line ---------------------------------------------
 
 struct InputPath {
   std::string Path;
   bool FromDirectory = false; // executables found there are skipped
 };
-
-class InputExpander {
-public:
-  Error add(StringRef Arg, unsigned Depth = 0);
-  std::vector<InputPath> take() { return std::move(Out); }
-
-private:
-  void push(StringRef Path, bool FromDirectory) {
-    sys::fs::UniqueID ID;
-    if (!sys::fs::getUniqueID(Path, ID) && !Seen.insert(ID).second)
-      return; // the same file again, or through a symlink
-    Out.push_back({Path.str(), FromDirectory});
-  }
-  Error addDirectory(StringRef Dir);
-
-  std::vector<InputPath> Out;
-  std::set<sys::fs::UniqueID> Seen;
-};
-
-Error InputExpander::add(StringRef Arg, unsigned Depth) {
-  if (Arg.starts_with("@")) {
-    StringRef List = Arg.drop_front();
-    if (Depth > 8)
-      return inputError(List, "@file nesting is deeper than 8 levels");
-    auto Buf = MemoryBuffer::getFile(List, /*IsText=*/true);
-    if (!Buf)
-      return inputError(List, "cannot read input list: " +
-                                  Buf.getError().message());
-    SmallVector<StringRef, 0> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n');
-    for (StringRef Line : Lines) {
-      Line = Line.trim();
-      if (Line.empty() || Line.starts_with("#"))
-        continue;
-      if (Error E = add(Line, Depth + 1))
-        return E;
-    }
-    return Error::success();
-  }
-  sys::fs::file_status St;
-  if (std::error_code EC = sys::fs::status(Arg, St))
-    return inputError(Arg, EC.message());
-  if (St.type() == sys::fs::file_type::directory_file)
-    return addDirectory(Arg);
-  if (St.type() != sys::fs::file_type::regular_file)
-    return inputError(Arg, "is not a regular file or a directory");
-  push(Arg, /*FromDirectory=*/false);
-  return Error::success();
-}
 
 bool isBinaryMagic(file_magic M) {
   switch (M) {
@@ -179,14 +135,137 @@ bool isBinaryMagic(file_magic M) {
   case file_magic::macho_dynamically_linked_shared_lib:
   case file_magic::macho_dynamically_linked_shared_lib_stub:
   case file_magic::macho_universal_binary:
-  case file_magic::tapi_file:
     return true;
   default:
     return false;
   }
 }
 
-Error InputExpander::addDirectory(StringRef Dir) {
+/// Whether a file is one dups reads: an object, archive, shared library or
+/// .tbd stub. identify_magic() calls any JSON a .tbd stub; the reader's
+/// detectKind() asks the text itself.
+bool isBinaryFile(StringRef Path) {
+  file_magic M;
+  if (identify_magic(Path, M))
+    return false;
+  if (M != file_magic::tapi_file)
+    return isBinaryMagic(M);
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  return Buf && detectKind((*Buf)->getMemBufferRef()) == DetectedKind::MachO;
+}
+
+class InputExpander {
+public:
+  void add(StringRef Arg, unsigned Depth = 0);
+  std::vector<InputPath> take() { return std::move(Out); }
+
+  /// Named inputs that cannot be read: "PATH: why".
+  std::vector<std::string> Problems;
+  /// Files of directories that are not binaries.
+  std::vector<SkippedFile> Skipped;
+
+private:
+  void push(StringRef Path, bool FromDirectory) {
+    sys::fs::UniqueID ID;
+    if (!sys::fs::getUniqueID(Path, ID) && !Seen.insert(ID).second)
+      return; // the same file again, or through a symlink
+    Out.push_back({Path.str(), FromDirectory});
+  }
+  void problem(StringRef Path, const Twine &Msg) {
+    Problems.push_back((Path + ": " + Msg).str());
+  }
+  void addDirectory(StringRef Dir);
+  bool addScript(StringRef Path, unsigned Depth);
+
+  std::vector<InputPath> Out;
+  std::set<sys::fs::UniqueID> Seen;
+};
+
+void InputExpander::add(StringRef Arg, unsigned Depth) {
+  if (Arg.starts_with("@")) {
+    StringRef List = Arg.drop_front();
+    if (Depth > 8)
+      return problem(List, "@file nesting is deeper than 8 levels");
+    auto Buf = MemoryBuffer::getFile(List, /*IsText=*/true);
+    if (!Buf)
+      return problem(List, "cannot read input list: " +
+                               Buf.getError().message());
+    SmallVector<StringRef, 0> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n');
+    for (StringRef Line : Lines) {
+      Line = Line.trim();
+      if (Line.empty() || Line.starts_with("#"))
+        continue;
+      add(Line, Depth + 1);
+    }
+    return;
+  }
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(Arg, St))
+    return problem(Arg, EC.message());
+  if (St.type() == sys::fs::file_type::directory_file)
+    return addDirectory(Arg);
+  if (St.type() != sys::fs::file_type::regular_file)
+    return problem(Arg, "is not a regular file or a directory");
+  if (!isBinaryFile(Arg) && addScript(Arg, Depth))
+    return;
+  push(Arg, /*FromDirectory=*/false); // the reader says what is wrong
+}
+
+/// A GNU ld input script names the files a link reads in its place: take
+/// those. False when the text is not an input script (LinkScripts.h).
+bool InputExpander::addScript(StringRef Path, unsigned Depth) {
+  uint64_t Size = 0;
+  if (sys::fs::file_size(Path, Size) || Size > (1u << 20))
+    return false; // a script is a few lines; this is something else
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return false;
+  auto Script = parseInputScript((*Buf)->getBuffer(), Path);
+  if (!Script) {
+    consumeError(Script.takeError());
+    return false;
+  }
+  if (Depth > 8) {
+    problem(Path, "input scripts nest deeper than 8 levels");
+    return true;
+  }
+  // Where a name is looked for: as written (the working directory), then
+  // next to the script, then in its SEARCH_DIRs; -lNAME in the script's
+  // directory and its SEARCH_DIRs, libNAME.so before libNAME.a as ld does.
+  SmallString<256> Here(Path);
+  sys::path::remove_filename(Here);
+  std::vector<std::string> Dirs{Here.empty() ? "." : Here.str().str()};
+  Dirs.insert(Dirs.end(), Script->SearchDirs.begin(), Script->SearchDirs.end());
+  auto IsFile = [](const Twine &P) { return sys::fs::is_regular_file(P); };
+  for (const InputScript::Command &C : Script->Commands)
+    for (const InputScript::Entry &E : C.Entries) {
+      std::optional<std::string> Found;
+      if (E.IsLibrary) {
+        for (const std::string &D : Dirs)
+          for (const char *Ext : {".so", ".a"})
+            if (!Found && IsFile(D + "/lib" + E.Name + Ext))
+              Found = D + "/lib" + E.Name + Ext;
+      } else if (sys::path::is_absolute(E.Name) || IsFile(E.Name)) {
+        Found = E.Name;
+      } else {
+        for (const std::string &D : Dirs)
+          if (!Found && IsFile(D + "/" + E.Name))
+            Found = D + "/" + E.Name;
+      }
+      std::string Shown = E.IsLibrary ? "-l" + E.Name : E.Name;
+      if (!Found) {
+        problem(Shown, "cannot find it (named by the linker script " + Path +
+                           ")");
+        continue;
+      }
+      add(*Found, Depth + 1);
+    }
+  return true;
+}
+
+void InputExpander::addDirectory(StringRef Dir) {
   std::vector<std::string> Files;
   std::error_code EC;
   // Symlinked directories are not followed (no cycles); symlinked files are.
@@ -199,15 +278,17 @@ Error InputExpander::addDirectory(StringRef Dir) {
     Files.push_back(It->path());
   }
   if (EC)
-    return inputError(Dir, "cannot list directory: " + EC.message());
+    return problem(Dir, "cannot list directory: " + EC.message());
   std::sort(Files.begin(), Files.end());
   for (const std::string &F : Files) {
-    file_magic M;
-    if (identify_magic(F, M) || !isBinaryMagic(M))
-      continue; // sources, scripts, data: not link inputs
+    if (!isBinaryFile(F)) {
+      // Sources, JSON, linker scripts (the files a script in a directory
+      // names are in directories too), data: not link inputs.
+      Skipped.push_back({F, "not an object, archive or shared library"});
+      continue;
+    }
     push(F, /*FromDirectory=*/true);
   }
-  return Error::success();
 }
 
 // --- Pass 1: reading ---------------------------------------------------------
@@ -302,7 +383,7 @@ void addBinaryDefs(const Binary &B, uint32_t Member, std::vector<RawDef> &Out) {
         Out.push_back({CachedHashStringRef(S.Name), Member, DefState::Known, &S});
   } else {
     for (const Symbol &S : B.dynamicSymbols())
-      if (isSharedDefinition(S))
+      if (isSharedDefinition(S) && !isLinkerDefined(B, S))
         Out.push_back({CachedHashStringRef(S.Name), Member, DefState::Known, &S});
   }
 }
@@ -584,7 +665,8 @@ void DupsAnalyzer::confirmCandidates() {
       const std::vector<Symbol> &Syms =
           Relocatable ? Bin->staticSymbols() : Bin->dynamicSymbols();
       auto Defines = [&](const Symbol &S) {
-        return Relocatable ? isLinkDefinition(S) : isSharedDefinition(S);
+        return Relocatable ? isLinkDefinition(S)
+                           : isSharedDefinition(S) && !isLinkerDefined(*Bin, S);
       };
       auto Found = [&](uint32_t Def, const Symbol &S) {
         L.Defs[Def].State = DefState::Known;
@@ -686,6 +768,18 @@ void DupsAnalyzer::buildDuplicates() {
     D.Name = def(Defs[0]).Name.val().str();
     D.Demangled = std::move(C.Demangled);
     D.SharedVariants = std::move(Variants);
+    bool Torch = false, Other = false;
+    for (DefRef R : Defs)
+      (isLibTorchFile(F.Files[R.Input]) ? Torch : Other) = true;
+    // Only a shim name (under the prefixes, which --all keeps) is two
+    // tensor ABIs; LibTorch shares libstdc++'s weak inline copies, say,
+    // with everything else.
+    StringRef Bare = StringRef(D.Name);
+    bool Shim = false;
+    for (const std::string &P : F.Options.Prefixes)
+      Shim |= Bare.starts_with(P) || Bare.drop_front(Bare.starts_with("_"))
+                                         .starts_with(P);
+    D.LibTorchClash = Torch && Other && Shim;
     unsigned Strong = 0, Common = 0;
     for (DefRef R : Defs) {
       const RawDef &RD = def(R);
@@ -868,9 +962,10 @@ Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
 
   InputExpander X;
   for (const std::string &Arg : F->Options.Inputs)
-    if (Error E = X.add(Arg))
-      return E;
+    X.add(Arg);
   std::vector<InputPath> Paths = X.take();
+  F->Unreadable = std::move(X.Problems);
+  F->Skipped = std::move(X.Skipped);
 
   unsigned Jobs = F->Options.Jobs ? F->Options.Jobs
                                   : std::max(1u, std::thread::hardware_concurrency());
@@ -892,19 +987,26 @@ Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
                                             ReadStart)
                   .count());
 
-  std::string Failures;
+  // A named input that cannot be read is an error the command reports; one
+  // found in a directory is skipped (a directory is whatever it holds).
   for (const LoadedInput &L : Inputs)
-    if (L.Failure)
-      Failures += (Failures.empty() ? "" : "\n") + *L.Failure;
-  if (!Failures.empty())
-    return createStringError(inconvertibleErrorCode(), Failures);
-
+    if (L.Failure) {
+      if (L.Where.FromDirectory)
+        F->Skipped.push_back({L.Where.Path, *L.Failure});
+      else
+        F->Unreadable.push_back(*L.Failure);
+    }
   llvm::erase_if(Inputs, [&](const LoadedInput &L) {
     if (L.Kind != InputKind::Skipped)
       return false;
-    ++F->Stats.SkippedExecutables;
+    F->Stats.SkippedExecutables += !L.Failure;
     return true;
   });
+  F->Stats.SkippedFiles = F->Skipped.size();
+  std::sort(F->Skipped.begin(), F->Skipped.end(),
+            [](const SkippedFile &A, const SkippedFile &B) {
+              return A.Path < B.Path;
+            });
   for (const LoadedInput &L : Inputs) {
     F->Files.push_back(L.Where.Path);
     F->Stats.Objects += L.Kind == InputKind::Object;
@@ -923,6 +1025,33 @@ Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options) {
     F->Read.push_back(std::move(L.In));
   }
   return F;
+}
+
+bool isLinkerDefined(const Binary &B, const Symbol &S) {
+  if (B.format() != BinaryFormat::ELF || B.kind() == FileKind::Relocatable)
+    return false;
+  // GNU ld and lld define a version node's own name, absolute, in that
+  // version (`NCURSES6_TINFO_5.0.19991023@@NCURSES6_TINFO_5.0.19991023`).
+  if (!S.Version.empty() && S.Name == S.Version)
+    return true;
+  static const StringSet<> Names = {
+      // The default linker scripts (`ld --verbose`, `ld -shared --verbose`)
+      // and lld's built-in equivalents: end of text, data, bss.
+      "__bss_start", "_edata", "edata", "_end", "end", "_etext", "etext",
+      "__etext", "__executable_start", "__end__",
+      // Defined by the linker for its own tables (usually hidden; some
+      // linkers and old binutils export them).
+      "_DYNAMIC", "_GLOBAL_OFFSET_TABLE_", "_PROCEDURE_LINKAGE_TABLE_",
+      "__ehdr_start", "__GNU_EH_FRAME_HDR", "_TLS_MODULE_BASE_",
+      "__init_array_start", "__init_array_end", "__fini_array_start",
+      "__fini_array_end", "__preinit_array_start", "__preinit_array_end",
+      "__rela_iplt_start", "__rela_iplt_end",
+      // crti.o (every gcc/clang link): the DT_INIT/DT_FINI entry points.
+      "_init", "_fini",
+      // crt1.o / Scrt1.o (executables) and crtbegin*.o / crtend*.o.
+      "_start", "_IO_stdin_used", "__data_start", "data_start",
+      "_dl_relocate_static_pie", "__dso_handle", "__TMC_END__"};
+  return Names.contains(S.Name);
 }
 
 } // namespace aoti::audit

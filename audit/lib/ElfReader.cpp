@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Reader.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Object/ELFTypes.h"
@@ -101,10 +102,60 @@ public:
   void load(const Binary &, std::vector<Symbol> &Out) const override {
     // A broken .symtab only costs explanations; what the loader sees was
     // already validated. Keep what was read before the damage.
+    size_t Base = Out.size();
     consumeError(readSymbolTable(Obj, *Sec, Out));
+    if (Obj.getHeader().e_type == ELF::ET_REL)
+      consumeError(addComdatSignatures(Out, Base)); // without: no dedup
   }
 
 private:
+  /// Symbol::Comdat of every definition in a section of a COMDAT group. A
+  /// group section lists its member sections after a flag word; its
+  /// signature is the name of the symbol sh_info names in the table sh_link
+  /// names (this .symtab, in every object a compiler writes).
+  Error addComdatSignatures(std::vector<Symbol> &Out, size_t Base) const {
+    auto Sections = Obj.sections();
+    if (!Sections)
+      return Sections.takeError();
+    auto Syms = Obj.symbols(Sec);
+    if (!Syms)
+      return Syms.takeError();
+    auto StrTab = Obj.getStringTableForSymtab(*Sec);
+    if (!StrTab)
+      return StrTab.takeError();
+    DenseMap<uint32_t, StringRef> GroupOf; // section index -> signature
+    for (const auto &G : *Sections) {
+      if (G.sh_type != ELF::SHT_GROUP ||
+          G.sh_link >= Sections->size() || &(*Sections)[G.sh_link] != Sec)
+        continue;
+      auto Words = Obj.template getSectionContentsAsArray<
+          typename ELFT::Word>(G);
+      if (!Words)
+        return Words.takeError();
+      if (Words->empty() || !((*Words)[0] & ELF::GRP_COMDAT) ||
+          G.sh_info == 0 || G.sh_info >= Syms->size())
+        continue;
+      auto Signature = (*Syms)[G.sh_info].getName(*StrTab);
+      if (!Signature)
+        return Signature.takeError();
+      for (uint32_t Member : Words->drop_front())
+        GroupOf[Member] = *Signature;
+    }
+    if (GroupOf.empty())
+      return Error::success();
+    // Out[Base..] holds the table minus the null symbol, in order
+    // (readSymbolTable), or a prefix of it when the table is damaged.
+    for (size_t I = 1; I < Syms->size() && Base + I - 1 < Out.size(); ++I) {
+      const auto &S = (*Syms)[I];
+      if (S.st_shndx == ELF::SHN_UNDEF || S.st_shndx >= ELF::SHN_LORESERVE)
+        continue;
+      auto It = GroupOf.find(S.st_shndx);
+      if (It != GroupOf.end())
+        Out[Base + I - 1].Comdat = It->second;
+    }
+    return Error::success();
+  }
+
   ELFFile<ELFT> Obj;
   const typename ELFT::Shdr *Sec;
 };

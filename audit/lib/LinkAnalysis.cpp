@@ -148,6 +148,18 @@ classifyRequired(const LinkCommandLine &Line,
     Wanted.insert(N);
   DefinitionSites Sites;
   consumeError(Sites.build(Inputs, Wanted));
+  // Required names that a shared library the output will not load defines:
+  // one on the line under --as-needed that nothing the link takes needed.
+  StringMap<int> Dropped;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    if (!Inputs[I].isShared() || !Inputs[I].AsNeeded ||
+        (I < R.Needed.size() && R.Needed[I]))
+      continue;
+    for (const Symbol &D : Inputs[I].Bin->dynamicSymbols())
+      if (D.isExportedDefinition() && !D.VersionHidden &&
+          Wanted.contains(D.Name))
+        Dropped.try_emplace(D.Name, int(I));
+  }
 
   std::vector<RequiredSymbol> Out;
   for (const std::string &N : Names) {
@@ -174,9 +186,9 @@ classifyRequired(const LinkCommandLine &Line,
     // A shared library counts only if the output will load it: one that
     // --as-needed leaves without DT_NEEDED is not in the process.
     if (S && S->St == LinkSymbol::State::Shared &&
-        size_t(S->SharedDefiner) < R.Needed.size() &&
-        R.Needed[S->SharedDefiner]) {
-      Q.Status = RequiredStatus::FromSharedLibrary;
+        size_t(S->SharedDefiner) < R.Needed.size()) {
+      Q.Status = R.Needed[S->SharedDefiner] ? RequiredStatus::FromSharedLibrary
+                                            : RequiredStatus::DroppedAsNeeded;
       Q.Input = S->SharedDefiner;
       Out.push_back(std::move(Q));
       continue;
@@ -184,6 +196,13 @@ classifyRequired(const LinkCommandLine &Line,
     auto Site = Sites.First.find(N);
     if (Site == Sites.First.end()) {
       Q.Status = RequiredStatus::NotDefined;
+      // Not "nothing defines it" when a shared library on the line does
+      // and --as-needed dropped it (GNU ld: its symbols never entered the
+      // table; lld: read, but no DT_NEEDED).
+      if (auto D = Dropped.find(N); D != Dropped.end()) {
+        Q.Status = RequiredStatus::DroppedAsNeeded;
+        Q.Input = D->second;
+      }
       Out.push_back(std::move(Q));
       continue;
     }
@@ -386,6 +405,10 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
       Fix.WholeArchive.insert(unsigned(Q.Input));
       NeedsFix = true;
     }
+    if (Q.Status == RequiredStatus::DroppedAsNeeded && Q.Input >= 0) {
+      Fix.NoAsNeeded.insert(unsigned(Q.Input));
+      NeedsFix = true;
+    }
     if (Q.Status == RequiredStatus::NotExported ||
         Q.Status == RequiredStatus::Discarded)
       NeedsFix = true;
@@ -408,6 +431,7 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     }
     bool StaticOutput = StillHidden && Executable && !Fixed->Dynamic;
     F->FixWholeArchive = Fix.WholeArchive;
+    F->FixNoAsNeeded = Fix.NoAsNeeded;
     F->FixExportDynamic = Fix.ExportDynamic;
     F->Fixed = std::move(*Fixed);
     F->FixedRequired = std::move(FixedReq);
@@ -450,6 +474,29 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
                                           std::string("-Wl,--no-whole-archive"))
                          : std::make_pair(std::string("--whole-archive"),
                                           std::string("--no-whole-archive"));
+    }
+    // A dropped shared library: kept by --no-as-needed around it alone,
+    // --push-state/--pop-state so that the rest of the line keeps its mode.
+    for (unsigned In : F->FixNoAsNeeded) {
+      if (!F->FixedArgvWhyNot.empty())
+        break;
+      const LinkInput &I = F->Inputs[In];
+      int Tok = I.Arg >= 0 && I.Script.empty() ? L.Args[I.Arg].Token : -1;
+      if (Tok < 0 || L.isMachO()) {
+        F->FixedArgvWhyNot =
+            formatv("{0} is not a word of its own on the command line "
+                    "(inside -Wl, with other options, a response file or an "
+                    "input script)",
+                    I.AsWritten)
+                .str();
+        break;
+      }
+      const std::string &Word = L.Argv[Tok];
+      Replace[Tok] =
+          Driver ? std::vector<std::string>{"-Wl,--push-state,--no-as-needed",
+                                            Word, "-Wl,--pop-state"}
+                 : std::vector<std::string>{"--push-state", "--no-as-needed",
+                                            Word, "--pop-state"};
     }
     if (StaticOutput)
       F->FixedArgvWhyNot = "a static executable has no dynamic symbol table: "

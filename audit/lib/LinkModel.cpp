@@ -19,9 +19,15 @@
 // The first archive to offer a name keeps it. Shared libraries' references
 // count whether or not --as-needed keeps the library.
 //
-// Both. A weak reference never extracts. Two strong definitions from linked
-// objects are "multiple definition" (unless -z muldefs); a strong one beats
-// weak and common ones; definitions in shared libraries never collide. The
+// Both. A weak reference never extracts. Of the COMDAT groups with one
+// signature (ELF), the first linked object's is kept and the others are
+// discarded whole before their definitions enter the table: GCC's
+// STB_GNU_UNIQUE statics of inline functions and template static members
+// are defined in every object that uses them and never collide (outside a
+// group, two STB_GNU_UNIQUE definitions collide like two global ones).
+// Two strong definitions from linked objects are "multiple definition"
+// (unless -z muldefs); a strong one beats weak and common ones;
+// definitions in shared libraries never collide. The
 // output's .dynsym gets what a shared library on the line refers to or also
 // defines, plus the export flags; hidden visibility, version-script local:
 // and --exclude-libs keep a name out.
@@ -70,6 +76,7 @@ StringRef toString(RequiredStatus S) {
   case RequiredStatus::FromSharedLibrary: return "from-shared-library";
   case RequiredStatus::NotPulledIn: return "not-pulled-in";
   case RequiredStatus::NotDefined: return "not-defined";
+  case RequiredStatus::DroppedAsNeeded: return "dropped-as-needed";
   }
   return "?";
 }
@@ -396,8 +403,22 @@ private:
     R.Read[I] = true;
     int Obj = int(R.Objects.size());
     R.Objects.push_back({I, M, B, std::move(Why)});
+    // This object's COMDAT groups that an earlier object already brought:
+    // discarded, with every definition in them.
+    SmallVector<StringRef, 4> Discarded, Brought;
+    for (const Symbol &S : B->staticSymbols())
+      if (!S.Comdat.empty() && !llvm::is_contained(Brought, S.Comdat) &&
+          !llvm::is_contained(Discarded, S.Comdat)) {
+        if (KeptComdats.insert(S.Comdat).second)
+          Brought.push_back(S.Comdat);
+        else
+          Discarded.push_back(S.Comdat);
+      }
     for (const Symbol &S : B->staticSymbols()) {
       if (!linkerSymbol(S))
+        continue;
+      if (S.Defined && !S.Comdat.empty() &&
+          llvm::is_contained(Discarded, S.Comdat))
         continue;
       if (S.Defined)
         define(Obj, S);
@@ -648,10 +669,11 @@ private:
       }
       return;
     }
-    if (F == LinkFlavor::GNU && In[I].AsNeeded && !neededNow(I))
+    bool AsNeeded = In[I].AsNeeded && !W.NoAsNeeded.count(I);
+    if (F == LinkFlavor::GNU && AsNeeded && !neededNow(I))
       return; // dropped: its symbols never enter the table
     R.Read[I] = true;
-    R.Needed[I] = F == LinkFlavor::GNU || !In[I].AsNeeded;
+    R.Needed[I] = F == LinkFlavor::GNU || !AsNeeded;
     for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
       if (D.isLocal() || D.Name.empty())
         continue;
@@ -1061,6 +1083,7 @@ private:
   LinkFlavor F;
   LinkResult R;
   std::vector<std::vector<char>> Taken;
+  llvm::StringSet<> KeptComdats; // signatures of the COMDAT groups linked
   std::set<unsigned> SharedRefd; // names a shared library refers to
   std::set<unsigned> Reported;
   std::set<int> Unreadable;

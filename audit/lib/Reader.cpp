@@ -105,6 +105,17 @@ Expected<std::unique_ptr<MemoryBuffer>> mapFile(StringRef Path) {
   return std::move(*BufOrErr);
 }
 
+/// identify_magic() takes any text that opens with '{' for a JSON .tbd stub
+/// (TAPI v5), and so every JSON file: CMake's File API replies, compile
+/// databases, package metadata. A stub says what it is: a JSON one has a
+/// "tapi_tbd_version" key, a YAML one opens with "--- !tapi" (or "---"
+/// and the v1 keys, which identify_magic checks itself).
+static bool isTextStub(StringRef Text) {
+  if (!Text.starts_with("{"))
+    return true;
+  return Text.contains("\"tapi_tbd_version\"");
+}
+
 DetectedKind detectKind(MemoryBufferRef Buffer) {
   switch (identify_magic(Buffer.getBuffer())) {
   case file_magic::elf:
@@ -126,7 +137,8 @@ DetectedKind detectKind(MemoryBufferRef Buffer) {
   case file_magic::macho_kext_bundle:
   case file_magic::macho_file_set:
   case file_magic::tapi_file: // a .tbd stub stands for a dylib (SDKs)
-    return DetectedKind::MachO;
+    return isTextStub(Buffer.getBuffer()) ? DetectedKind::MachO
+                                          : DetectedKind::Unknown;
   case file_magic::macho_universal_binary:
     return DetectedKind::MachOUniversal;
   case file_magic::archive:

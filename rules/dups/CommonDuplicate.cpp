@@ -24,8 +24,8 @@ const RuleInfo &CommonDuplicate::info() const {
 void CommonDuplicate::check(const DupsFacts &Facts,
                             std::vector<Finding> &Out) const {
   for (const Duplicate &D : Facts.Duplicates) {
-    if (D.Kind != DuplicateKind::Common)
-      continue;
+    if (D.Kind != DuplicateKind::Common || D.LibTorchClash)
+      continue; // AOTI105 speaks for a LibTorch clash
     Finding F = dupstext::start(make(), D);
     std::string Strong = dupstext::definitions(D, DefinitionStrength::Strong);
     F.Message =

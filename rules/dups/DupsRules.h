@@ -1,7 +1,8 @@
 //===- DupsRules.h - The rules of `aoti-audit dups` -----------------------===//
 //
 // One rule per kind of duplicate (audit/Dups.h decides the kind); each turns
-// a duplicate into one finding whose File is its first definition.
+// a duplicate into one finding whose File is its first definition. A name
+// LibTorch defines next to another input is AOTI105's, whatever its kind.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_RULES_DUPS_DUPSRULES_H
@@ -27,6 +28,7 @@ AOTI_DUPS_RULE(StrongDuplicate)     // AOTI101
 AOTI_DUPS_RULE(StrongWeakDuplicate) // AOTI102
 AOTI_DUPS_RULE(WeakDuplicate)       // AOTI103
 AOTI_DUPS_RULE(CommonDuplicate)     // AOTI104
+AOTI_DUPS_RULE(DupsLibTorchClash)   // AOTI105
 
 #undef AOTI_DUPS_RULE
 

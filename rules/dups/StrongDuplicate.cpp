@@ -46,8 +46,8 @@ std::string consequence(const Duplicate &D) {
 void StrongDuplicate::check(const DupsFacts &Facts,
                             std::vector<Finding> &Out) const {
   for (const Duplicate &D : Facts.Duplicates) {
-    if (D.Kind != DuplicateKind::StrongStrong)
-      continue;
+    if (D.Kind != DuplicateKind::StrongStrong || D.LibTorchClash)
+      continue; // AOTI105 speaks for a LibTorch clash
     Finding F = dupstext::start(make(), D);
     F.Message =
         dupstext::quote(D) + " has " +

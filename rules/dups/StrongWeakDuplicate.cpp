@@ -23,8 +23,8 @@ const RuleInfo &StrongWeakDuplicate::info() const {
 void StrongWeakDuplicate::check(const DupsFacts &Facts,
                                 std::vector<Finding> &Out) const {
   for (const Duplicate &D : Facts.Duplicates) {
-    if (D.Kind != DuplicateKind::StrongWeak)
-      continue;
+    if (D.Kind != DuplicateKind::StrongWeak || D.LibTorchClash)
+      continue; // AOTI105 speaks for a LibTorch clash
     Finding F = dupstext::start(make(), D);
     F.Message =
         dupstext::quote(D) + " is defined strong in " +

@@ -24,8 +24,8 @@ const RuleInfo &WeakDuplicate::info() const {
 void WeakDuplicate::check(const DupsFacts &Facts,
                           std::vector<Finding> &Out) const {
   for (const Duplicate &D : Facts.Duplicates) {
-    if (D.Kind != DuplicateKind::WeakWeak)
-      continue;
+    if (D.Kind != DuplicateKind::WeakWeak || D.LibTorchClash)
+      continue; // AOTI105 speaks for a LibTorch clash
     Finding F = dupstext::start(make(), D);
     F.Message = dupstext::quote(D) + " has " +
                 std::to_string(D.Definitions.size()) + " weak definitions: " +

@@ -1,6 +1,7 @@
 //===- LinkFixText.cpp ----------------------------------------------------===//
 #include "LinkFixText.h"
 
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -126,6 +127,16 @@ std::string pullInAndExport(const LinkFacts &F, int Input) {
   if (F.FixExportDynamic || staticOutput(F))
     Fix += "; then " + exportDynamic(F);
   return Fix;
+}
+
+std::string linkerSpelling(const LinkFacts &F, StringRef Name) {
+  StringRef Source = Name;
+  if (F.Line.isMachO() && Source.starts_with("__Z"))
+    Source = Source.drop_front();
+  if (!Source.starts_with("_Z"))
+    return Name.str(); // C names are printed as they are, '_' included
+  std::string D = llvm::demangle(std::string_view(Source.data(), Source.size()));
+  return D == Source ? Name.str() : D;
 }
 
 std::string linkerName(const LinkFacts &F) {

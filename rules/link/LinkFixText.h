@@ -30,6 +30,11 @@ std::string exportDynamic(const audit::LinkFacts &F);
 /// the replay says so) export.
 std::string pullInAndExport(const audit::LinkFacts &F, int Input);
 
+/// A symbol the way the linker names it in its messages: GNU ld, lld and
+/// ld64 demangle C++ names by default ("undefined reference to
+/// `ns::f(int)'"); a Mach-O name loses the leading '_' first.
+std::string linkerSpelling(const audit::LinkFacts &F, llvm::StringRef Name);
+
 /// "ld.lld" / "GNU ld": the linker's own name, for quoting its messages.
 std::string linkerName(const audit::LinkFacts &F);
 

@@ -26,6 +26,7 @@ AOTI_LINK_RULE(LinkWholeArchiveDuplicate) // AOTI207
 AOTI_LINK_RULE(LinkUndefinedReference)    // AOTI208
 AOTI_LINK_RULE(LinkLldOnlyBackReference)  // AOTI209
 AOTI_LINK_RULE(LinkInputProblem)          // AOTI210
+AOTI_LINK_RULE(LinkDroppedAsNeeded)       // AOTI211
 
 #undef AOTI_LINK_RULE
 

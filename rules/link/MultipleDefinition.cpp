@@ -28,15 +28,16 @@ void LinkMultipleDefinition::check(const LinkFacts &F,
   for (const audit::MultipleDefinition &M : F.Result.MultipleDefinitions) {
     Finding Fd = make();
     Fd.Symbol = M.Symbol;
+    std::string Shown = linkfix::linkerSpelling(F, M.Symbol); // as ld does
     std::string A = F.objectName(F.Result, M.First);
     std::string B = F.objectName(F.Result, M.Second);
     Fd.File = B;
     Fd.Message = formatv("{0} is defined in both {1} and {2}; {3} stops with "
                          "\"{4}\"",
-                         linkfix::quote(M.Symbol), A, B, linkfix::linkerName(F),
+                         linkfix::quote(Shown), A, B, linkfix::linkerName(F),
                          F.Line.Flavor != LinkFlavor::GNU
-                             ? "duplicate symbol: " + M.Symbol
-                             : "multiple definition of `" + M.Symbol + "'")
+                             ? "duplicate symbol: " + Shown
+                             : "multiple definition of `" + Shown + "'")
                      .str();
     Fd.Fix = "keep one definition: drop one object or member from the link, "
              "rename one, or make one `static` (or weak, if both are meant "

@@ -32,7 +32,10 @@ void LinkUndefinedReference::check(const LinkFacts &F,
   for (const audit::UndefinedReference &U : F.Result.Undefined) {
     Finding Fd = make();
     Fd.Symbol = U.Symbol;
-    std::string Q = linkfix::quote(U.Symbol);
+    // Named as the linker names it (demangled), so that the finding and
+    // the linker's error can be matched by eye.
+    std::string Shown = linkfix::linkerSpelling(F, U.Symbol);
+    std::string Q = linkfix::quote(Shown);
     if (U.RequireDefined && F.Line.isMachO()) {
       bool Entry = std::find(F.Line.Undefined.begin(), F.Line.Undefined.end(),
                              U.Symbol) == F.Line.Undefined.end();
@@ -69,9 +72,9 @@ void LinkUndefinedReference::check(const LinkFacts &F,
     Fd.Message = formatv("{0} refers to {1}, which nothing the link takes "
                          "defines; {2} stops with \"undefined {3}\"",
                          By, Q, linkfix::linkerName(F),
-                         F.Line.Flavor != LinkFlavor::GNU ? "symbol: " + U.Symbol
+                         F.Line.Flavor != LinkFlavor::GNU ? "symbol: " + Shown
                                                           : "reference to `" +
-                                                                U.Symbol + "'")
+                                                                Shown + "'")
                      .str();
     if (F.Line.isMachO()) {
       bool Plugin = F.Line.OutputKind == LinkOutputKind::Bundle ||

@@ -544,6 +544,155 @@ def directories_and_input_lists(b):
 
 
 @case
+def cmake_build_tree(b):
+    """A CMake build tree the File API answered: its JSON replies are skipped, not read as .tbd stubs."""
+    os.makedirs(os.path.join(b.root, "proj"))
+    b.src("proj/CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(p C)\n"
+                                 "add_library(cpu STATIC cpu.c)\nadd_library(cuda STATIC cuda.c)\n")
+    b.src("proj/cpu.c", "int aoti_torch_get_device_type(void) { return 0; }\n")
+    b.src("proj/cuda.c", "int aoti_torch_get_device_type(void) { return 1; }\n")
+    os.makedirs(os.path.join(b.root, "build/.cmake/api/v1/query"))
+    b.src("build/.cmake/api/v1/query/codemodel-v2", "")
+    b.run("cmake", "-S", "proj", "-B", "build", "-G", "Unix Makefiles")
+    b.run("cmake", "--build", "build")
+    replies = [f for _, _, fs in os.walk(os.path.join(b.root, "build/.cmake/api/v1/reply"))
+               for f in fs if f.endswith(".json")]
+    expect(replies, "cmake wrote no File API reply")
+    r, rep = b.dups("build", rc=1)
+    expect("error" not in r.stderr, r.stderr)
+    d = one(rep, "aoti_torch_get_device_type")
+    expect({os.path.basename(x["file"]) for x in d["definitions"]} >= {"libcpu.a", "libcuda.a"}, d)
+    expect(rep["stats"]["skipped_files"] >= len(replies), rep["stats"])
+    v = b.run(b.audit, "dups", "--verbose", "build", check=False)
+    expect(all(("skipped build/.cmake/api/v1/reply/%s" % f) in v.stderr or f not in v.stderr
+               for f in replies) and "index-" in v.stderr, v.stderr)
+    inputs = [b.obj("main", main_calling("aoti_torch_get_device_type")), "build/libcpu.a", "build/libcuda.a"]
+    agree(b, inputs, one(b.dups(*inputs, rc=1)[1], "aoti_torch_get_device_type"))
+    # Named on the line, a JSON file is an unreadable input: its own error,
+    # with the prefix, the others still reported, exit 2.
+    index = os.path.join("build/.cmake/api/v1/reply", [f for f in replies if f.startswith("index-")][0])
+    r = b.run(b.audit, "dups", "--format", "json", index, "build/libcpu.a", "build/libcuda.a",
+              "missing.a", check=False)
+    expect(r.returncode == 2, "exit %d" % r.returncode)
+    errs = [l for l in r.stderr.splitlines() if l.strip()]
+    expect(len(errs) == 2 and all(l.startswith("aoti-audit: error: ") for l in errs), r.stderr)
+    expect("is not an ELF or Mach-O file" in r.stderr and "tapi" not in r.stderr, r.stderr)
+    rep = json.loads(r.stdout)
+    expect([x["name"] for x in rep["duplicates"]] == ["aoti_torch_get_device_type"] and
+           len(rep["unreadable"]) == 2, rep)
+
+
+@case
+def system_library_directory(b):
+    """dups over the system's library directory (JSON, scripts, executables among it) finishes."""
+    multiarch = b.run("gcc", "-print-multiarch").stdout.strip()
+    libdir = "/usr/lib/" + multiarch
+    r = b.run(b.audit, "dups", "--format", "json", libdir, check=False)
+    expect(r.returncode in (0, 1), "exit %d: %s" % (r.returncode, r.stderr[-2000:]))
+    rep = json.loads(r.stdout)
+    expect(rep["stats"]["shared_libraries"] > 10 and rep["unreadable"] == [], rep["stats"])
+
+
+@case
+def linker_script_inputs(b):
+    """A GNU ld input script (libm.a is GROUP(...)) is followed as the linker follows it."""
+    b.ar("libfoo_real.a", b.obj("real", "int aoti_torch_real(void) { return 0; }\n"))
+    b.ar("libfoo_extra.a", b.obj("extra", "int aoti_torch_get_dtype(void) { return 6; }\n"
+                                          "int aoti_torch_extra(void) { return 1; }\n"))
+    b.src("libfoo.a", "/* GNU ld script */\nGROUP ( libfoo_real.a AS_NEEDED ( libfoo_extra.a ) )\n")
+    b.ar("libbar.a", b.obj("bar", "int aoti_torch_get_dtype(void) { return 7; }\n"
+                                  "int aoti_torch_bar(void) { return 2; }\n"))
+    main = b.obj("main", main_calling("aoti_torch_extra", "aoti_torch_bar"))
+    _, rep = b.dups(main, "libfoo.a", "libbar.a", rc=1)
+    d = one(rep, "aoti_torch_get_dtype")
+    expect([display(x) for x in d["definitions"]] == ["libbar.a(bar.o)", "libfoo_extra.a(extra.o)"], d)
+    expect(rep["stats"]["archives"] == 3, rep["stats"])
+    agree(b, [main, "libfoo.a", "libbar.a"], d)
+    # The system's own scripts: glibc's libm.a, as in the issue.
+    libm = b.run("gcc", "-print-file-name=libm.a").stdout.strip()
+    libz = b.run("gcc", "-print-file-name=libz.a").stdout.strip()
+    if open(libm, "rb").read(8) != b"!<arch>\n" and os.path.isabs(libz):
+        r, rep = b.dups(libm, libz, rc=0)
+        expect(rep["stats"]["archives"] >= 3, rep["stats"])
+    # A script naming a file that is not there: named as an error, the rest
+    # still reported, exit 2 (as nm: what it can read, and a failure).
+    b.src("libbroken.a", "GROUP ( libfoo_real.a libgone.a )\n")
+    r = b.run(b.audit, "dups", "--format", "json", main, "libbroken.a", "libbar.a", "libfoo_extra.a",
+              check=False)
+    expect(r.returncode == 2 and "aoti-audit: error: libgone.a: cannot find it (named by the linker "
+           "script libbroken.a)" in r.stderr, (r.returncode, r.stderr))
+    expect([x["name"] for x in json.loads(r.stdout)["duplicates"]] == ["aoti_torch_get_dtype"], r.stdout)
+    ok = b.run("gcc", "-o", "broken", main, "libbroken.a", "libbar.a", "libfoo_extra.a", check=False)
+    expect(ok.returncode != 0 and "libgone.a" in ok.stderr, "the linker found libgone.a: " + ok.stderr)
+
+
+@case
+def linker_defined_names(b):
+    """--all over shared libraries: the names every link defines itself are not duplicates."""
+    vs = b.src("v.map", "V1 { global: *; };\n")
+    b.run("cc", "-shared", "-fPIC", "-Wl,--version-script=" + vs, "-o", "libone.so",
+          b.src("one.c", "int t_one(void) { return 1; }\nint t_both(void) { return 1; }\n"))
+    b.run("cc", "-shared", "-fPIC", "-Wl,--version-script=" + vs, "-o", "libtwo.so",
+          b.src("two.c", "int t_two(void) { return 2; }\nint t_both(void) { return 2; }\n"))
+    def exports(lib):
+        out = b.run("nm", "-D", "--defined-only", "-j", lib).stdout.split()
+        return {n.split("@")[0] for n in out}
+    # The oracle: the version node's own symbol is exported by both ...
+    expect("V1" in exports("libone.so") & exports("libtwo.so"), "V1 is not exported")
+    # ... and a link of both does not complain about it.
+    main = b.obj("main", main_calling("t_one", "t_two"))
+    for linker in LINKERS:
+        ok, output, _, _ = b.link(linker, [main, "libone.so", "libtwo.so"], True, "t_both")
+        expect(ok, "%s: %s" % (linker, output))
+    # This toolchain's ld no longer exports _end and friends; the system's
+    # libraries, built by others, do: two of them that both export _end,
+    # _edata, __bss_start, _init and _fini.
+    libdir = "/usr/lib/" + b.run("gcc", "-print-multiarch").stdout.strip()
+    want = {"_end", "_edata", "__bss_start", "_init", "_fini"}
+    found = []
+    for f in sorted(os.listdir(libdir)):
+        path = os.path.join(libdir, f)
+        if ".so" in f and not os.path.islink(path) and os.path.isfile(path) and want <= exports(path):
+            found.append(path)
+            if len(found) == 2:
+                break
+    expect(len(found) == 2, "no two libraries in %s export %s" % (libdir, sorted(want)))
+    _, rep = b.dups("--all", *found)
+    reported = {d["name"] for d in rep["duplicates"]}
+    expect(not (reported & want), "linker names reported: %s" % sorted(reported & want))
+    _, rep = b.dups("--all", "libone.so", "libtwo.so", rc=1)
+    expect([d["name"] for d in rep["duplicates"]] == ["t_both"], [d["name"] for d in rep["duplicates"]])
+
+
+@case
+def libtorch_clash(b):
+    """LibTorch and another shim provider: AOTI105 explains the tensor-ABI clash, with a fix that applies."""
+    os.makedirs(os.path.join(b.root, "torch"))
+    b.run("cc", "-shared", "-fPIC", "-o", "torch/libtorch_cpu.so",
+          b.src("torch.c", "int aoti_torch_get_device_type(void) { return 10; }\n"
+                           "int aoti_torch_torch_only(void) { return 0; }\n"))
+    b.ar("libaoti_shims.a", b.obj("shim", "int aoti_torch_get_device_type(void) { return 20; }\n"
+                                          "int aoti_torch_shim_only(void) { return 0; }\n"))
+    main = b.obj("main", main_calling("aoti_torch_torch_only", "aoti_torch_shim_only",
+                                      "aoti_torch_get_device_type"))
+    _, rep = b.dups(main, "torch/libtorch_cpu.so", "libaoti_shims.a", rc=1)
+    d = one(rep, "aoti_torch_get_device_type")
+    expect(d["rule"] == "AOTI105" and d["severity"] == "error", d)
+    expect("AtenTensorHandle" in d["message"] and "libtorch_cpu.so" in d["message"], d["message"])
+    expect("their own names" not in d["fix"] and "link_libtorch=True" in d["fix"], d["fix"])
+    # The real thing: both link into one process without a word, and one
+    # implementation silently serves the other's callers.
+    r = b.run("gcc", "-o", "host", main, "-Wl,--no-as-needed", "./torch/libtorch_cpu.so",
+              "libaoti_shims.a", "-Wl,-rpath,$ORIGIN/torch", check=False)
+    expect(r.returncode == 0, r.stderr)
+    run = subprocess.run(["./host"], cwd=b.root)
+    expect(run.returncode == 20, "expected the archive's definition to serve main (exit %d)" % run.returncode)
+    # A name LibTorch shares with no shim provider stays what it was.
+    _, rep = b.dups("torch/libtorch_cpu.so", rc=0)
+    expect(rep["duplicates"] == [], rep)
+
+
+@case
 def bad_inputs(b):
     """Unreadable inputs: a clear message and exit status 2, never a crash."""
     b.src("notes.txt", "not a binary\n")

@@ -34,7 +34,8 @@ import subprocess
 import sys
 import tempfile
 
-NS = re.compile(r"^(aoti_torch_|t_)")
+# aoti_uq: the C++ fixtures' namespace, inside mangled names.
+NS = re.compile(r"^(aoti_torch_|t_)|aoti_uq")
 
 SOURCES = {
     # shim archive: four members; b calls c (members pull members).
@@ -64,12 +65,33 @@ SOURCES = {
                    "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
     "main_ga.c": "int aoti_torch_ga(void);\nint main(void) { return aoti_torch_ga(); }\n",
     "main_use.c": "int t_use(void);\nint main(void) { return t_use(); }\n",
+    # g++: a static inside an inline function and a template's static
+    # member, both STB_GNU_UNIQUE in a COMDAT group, in two objects
+    "uq.h": None,
+    "uq1.cpp": '#include "uq.h"\nextern "C" int t_uq1(void) { return aoti_uq::count() + aoti_uq::S<int>::v; }\n',
+    "uq2.cpp": '#include "uq.h"\nextern "C" int t_uq2(void) { return aoti_uq::count() + aoti_uq::S<int>::v; }\n',
+    "main_uq.c": "int t_uq1(void);\nint t_uq2(void);\nint main(void) { return t_uq1() + t_uq2() == 18 ? 0 : 1; }\n",
+    # STB_GNU_UNIQUE outside any group: a plain multiple definition
+    "uqs_a.s": "\t.globl t_uqs\n\t.type t_uqs, @gnu_unique_object\n\t.data\nt_uqs:\t.long 1\n"
+               "\t.section .note.GNU-stack,\"\",@progbits\n",
+    "uqs_b.s": "\t.globl t_uqs\n\t.type t_uqs, @gnu_unique_object\n\t.data\nt_uqs:\t.long 2\n"
+               "\t.section .note.GNU-stack,\"\",@progbits\n",
+    "main_uqs.c": "extern int t_uqs;\nint main(void) { return t_uqs; }\n",
+    # a shim whose member needs a name nothing on the line defines
+    "shim_needy.c": "int t_missing_dep(void);\nint aoti_torch_needy(void) { return t_missing_dep(); }\n",
+    # a C++ reference nothing defines: linkers print it demangled
+    "uqref.cpp": 'namespace aoti_uq { int missing(int); }\n'
+                 'extern "C" int t_uqref(void) { return aoti_uq::missing(1); }\n',
+    "main_uqref.c": "int t_uqref(void);\nint main(void) { return t_uqref(); }\n",
     # a model: what it leaves undefined is what the host must export
     "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
                "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
 }
 
 FILES = {
+    "uq.h": "namespace aoti_uq {\ninline int count() { static int c = 0; return ++c; }\n"
+            "template <typename T> struct S { static int v; };\n"
+            "template <typename T> int S<T>::v = 7;\n}\n",
     "vs.map": "{ global: aoti_torch_a; local: *; };\n",
     "dl.list": "{ aoti_torch_b; };\n",
     "link.rsp": "main_a.o libshims.a\n",
@@ -168,6 +190,30 @@ CASES = [
     ("hidden-visibility", "a hidden shim stays out of .dynsym even with -rdynamic",
      ["main_plain.o", "-Wl,--whole-archive", "libhidden.a", "-Wl,--no-whole-archive", "-rdynamic"],
      {"both": {"status": {"aoti_torch_h": "made-local", "aoti_torch_v": "exported"}}}),
+    ("gnu-unique-comdat", "g++'s STB_GNU_UNIQUE statics in COMDAT groups of two objects: one group is kept",
+     ["main_uq.o", "uq1.o", "uq2.o"],
+     {"both": {"no_rules": ["AOTI206"], "ok": True, "symtab_has": ["_ZZN7aoti_uq5countEvE1c"]}}),
+    ("gnu-unique-outside-comdat", "STB_GNU_UNIQUE outside a group is a multiple definition",
+     ["main_uqs.o", "uqs_a.o", "uqs_b.o"],
+     {"both": {"rules": ["AOTI206"], "ok": False}}),
+    ("shared-shims-as-needed", "--as-needed drops the shared shim library nothing calls: AOTI211, not AOTI205",
+     ["main_plain.o", "-Wl,--as-needed", "-Lshared", "-lshims", "-Wl,-rpath,shared"],
+     {"both": {"audit": ["--plugin", "model.so"], "rules": ["AOTI211"], "no_rules": ["AOTI205"],
+               "status": {"aoti_torch_a": "dropped-as-needed", "aoti_torch_d": "dropped-as-needed"},
+               "text_has": ["-Wl,--push-state,--no-as-needed -lshims -Wl,--pop-state"]}}),
+    ("shared-shims-gcc-default", "Debian's gcc passes --as-needed itself; clang does not",
+     ["main_plain.o", "-Lshared", "-lshims", "-Wl,-rpath,shared"],
+     {"gnu": {"audit": ["--plugin", "model.so"], "rules": ["AOTI211"],
+              "status": {"aoti_torch_a": "dropped-as-needed"}},
+      "lld": {"audit": ["--plugin", "model.so"], "status": {"aoti_torch_a": "from-shared-library"},
+              "no_rules": ["AOTI211"]}}),
+    ("fix-still-fails", "the whole-archive fix pulls in a member with an undefined reference: the text says so",
+     ["main_plain.o", "libneedy.a"],
+     {"both": {"rules": ["AOTI201"],
+               "text_has": ["but the fixed line still fails to link: 1 undefined reference(s): `t_missing_dep`"]}}),
+    ("cxx-undefined-reference", "a C++ reference nothing defines: AOTI208 names it as the linker does",
+     ["main_uqref.o", "uqref.o"],
+     {"both": {"rules": ["AOTI208"], "ok": False, "quotes_linker": "AOTI208"}}),
     ("response-file", "the line comes from a response file",
      ["@link.rsp"],
      {"both": {"status": {"aoti_torch_a": "defined-not-exported"}}}),
@@ -218,13 +264,15 @@ def run(cmd, cwd, check=True):
 
 def build_fixtures(d):
     for name, text in SOURCES.items():
+        if text is None:  # in FILES
+            continue
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
     for name, text in FILES.items():
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
     for name in SOURCES:
-        if name in ("gc.c",):
+        if name in ("gc.c",) or name.endswith(".h"):
             continue
         run(["gcc", "-c", "-O1", "-fPIC", name], d)
     run(["gcc", "-c", "-O1", "-fPIC", "-ffunction-sections", "gc.c", "-o", "gc_fs.o"], d)
@@ -232,6 +280,7 @@ def build_fixtures(d):
     ar = lambda out, *objs: run(["ar", "rcs", out] + list(objs), d)
     ar("libshims.a", "shim_a.o", "shim_b.o", "shim_c.o", "shim_d.o")
     ar("libhelper.a", "helper.o")
+    ar("libneedy.a", "shim_needy.o")
     ar("libhidden.a", "hidden.o")
     ar("libgc_fs.a", "gc_fs.o")
     ar("libgc.a", "gc.o")
@@ -284,7 +333,7 @@ def member_key(s):
 def nm(path, dynamic):
     cmd = ["llvm-nm-19", "--defined-only", "-j"] + (["-D"] if dynamic else []) + [path]
     p = run(cmd, os.path.dirname(path), check=False)
-    return {n for n in p.stdout.split() if NS.match(n)}
+    return {n for n in p.stdout.split() if NS.search(n)}
 
 
 def needed(path, d):
@@ -299,7 +348,7 @@ def link_errors(stderr):
     undef = set(re.findall(r"undefined reference to [`']([^'`]+)'", stderr))
     undef |= set(re.findall(r"undefined reference to (\S+) \[--no-allow-shlib-undefined\]", stderr))
     undef |= set(re.findall(r"undefined symbol: (\S+)", stderr))
-    return ({n for n in mult if NS.match(n)}, {n for n in undef if NS.match(n)})
+    return ({n for n in mult if NS.search(n)}, {n for n in undef if NS.search(n)})
 
 
 # --- one run ------------------------------------------------------------------
@@ -335,8 +384,20 @@ def predicted_members(link, lld):
     return out
 
 
+def demangled(names):
+    """C++ names as c++filt (binutils) prints them, the linkers' spelling."""
+    names = list(names)
+    mangled = [n for n in names if n.startswith("_Z")]
+    if not mangled:
+        return names
+    out = subprocess.run(["c++filt"], input="\n".join(mangled) + "\n", stdout=subprocess.PIPE,
+                         text=True).stdout.splitlines()
+    table = dict(zip(mangled, out))
+    return [table.get(n, n) for n in names]
+
+
 def ns(names):
-    return {n for n in names if NS.match(n)}
+    return {n for n in names if NS.search(n)}
 
 
 def compare(pred, p, outp, tc, d, label, problems):
@@ -345,8 +406,9 @@ def compare(pred, p, outp, tc, d, label, problems):
         if a != b:
             problems.append("%s%s: audit %s, linker %s" % (label, what, sorted(a), sorted(b)))
 
-    pred_mult = ns(m["symbol"] for m in pred["multiple_definitions"])
-    pred_undef = ns(u["symbol"] for u in pred["undefined"])
+    # The linkers' messages name C++ symbols demangled; the JSON as mangled.
+    pred_mult = ns(demangled(m["symbol"] for m in pred["multiple_definitions"]))
+    pred_undef = ns(demangled(u["symbol"] for u in pred["undefined"]))
     pred_ok = not pred["multiple_definitions"] and not pred["undefined"] and \
         not pred.get("problems")
     real_mult, real_undef = link_errors(p.stderr)
@@ -399,6 +461,25 @@ def check_run(args, case, tc, d):
         problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
     if "ok" in exp and link["ok"] != exp["ok"]:
         problems.append("expected ok=%s" % exp["ok"])
+    if exp.get("text_has"):
+        t = run([args.audit, "link", "--color", "never"] + exp.get("audit", []) + ["--"] + base, d,
+                check=False)
+        for want in exp["text_has"]:
+            if want not in t.stdout:
+                problems.append("expected %r in the text output:\n%s" % (want, t.stdout))
+    if exp.get("quotes_linker"):
+        # Every name the linker's error quotes appears, as quoted, in the
+        # finding's message.
+        msgs = " ".join(f["message"] for f in link["findings"] if f["rule"] == exp["quotes_linker"])
+        quoted = link_errors(p.stderr)[1] | link_errors(p.stderr)[0]
+        if not quoted:
+            problems.append("the linker quoted no name")
+        for q in quoted:
+            if "`%s`" % q not in msgs:
+                problems.append("the linker says %r, %s does not: %s" % (q, exp["quotes_linker"], msgs))
+    for sym in exp.get("symtab_has", []):
+        if sym not in link["defined"]:
+            problems.append("expected %s among the output's definitions" % sym)
 
     # The fix, run for real: it must do what its replay says.
     fix = link.get("fix")
@@ -417,6 +498,12 @@ def check_run(args, case, tc, d):
         elif fp.returncode == 0 and len(problems) == before:
             required = {r["name"] for r in link["required"]}
             have = nm(os.path.join(d, out + ".fixed"), True)
+            # ... or a shared library the fixed output loads defines them.
+            for lib in needed(os.path.join(d, out + ".fixed"), d):
+                for where in (lib, os.path.join("shared", lib)):
+                    if os.path.exists(os.path.join(d, where)):
+                        have |= nm(os.path.join(d, where), True)
+                        break
             if fix["required_exported"] == fix["required_total"] and not required <= have:
                 problems.append("fixed command does not export %s" % sorted(required - have))
             note = "fix verified"

@@ -48,6 +48,7 @@ struct DupsArgs {
   std::string Color = "auto";
   unsigned Jobs = 0;
   bool Stats = false;
+  bool Verbose = false;
   ConfigArgs Config;
 };
 
@@ -58,11 +59,15 @@ whether a plain link of the inputs already pulls it in, or the duplicate is
 latent (it bites under --whole-archive, link_whole, -force_load, or when both
 shared libraries are loaded).
 
-An INPUT is an object, an archive, a shared library, a directory (searched
-recursively for those) or @FILE, a file listing inputs one per line.
+An INPUT is an object, an archive, a shared library, a GNU ld input script
+(libm.a, libc.so: the files it names are read), a directory (searched
+recursively for binaries; other files there are skipped, --verbose lists
+them) or @FILE, a file listing inputs one per line.
 
 Rules: AOTI101 strong-duplicate (error), AOTI102 strong-weak-duplicate
-(warning), AOTI103 weak-duplicate (note), AOTI104 common-duplicate (warning).
+(warning), AOTI103 weak-duplicate (note), AOTI104 common-duplicate (warning),
+AOTI105 libtorch-shim-clash (error). Names every ELF link defines itself
+(_edata, _end, __bss_start, _init, _fini, ...) are not duplicates.
 
 Examples:
   aoti-audit dups build/lib
@@ -77,7 +82,9 @@ rule severities and suppressions (docs/config.md).
 
 Exit status: 0 no error-severity duplicate (none that is not in --baseline;
 always 0 with --write-baseline), 1 new error-severity duplicates, 2 bad usage
-or an unreadable input.)";
+or an input named on the line (or in an @FILE or a linker script) that cannot
+be read: the others are still reported, as nm does, but the answer is not
+complete, and --write-baseline writes nothing.)";
 
 // --- Baseline -------------------------------------------------------------------
 
@@ -283,6 +290,7 @@ void printJson(const DupsFacts &F, const std::vector<Report> &Rs,
       J.attribute("archives", int64_t(F.Stats.Archives));
       J.attribute("shared_libraries", int64_t(F.Stats.SharedLibraries));
       J.attribute("skipped_executables", int64_t(F.Stats.SkippedExecutables));
+      J.attribute("skipped_files", int64_t(F.Stats.SkippedFiles));
       J.attribute("index_entries", int64_t(F.Stats.IndexEntries));
       J.attribute("members_opened", int64_t(F.Stats.MembersOpened));
       if (HaveBaseline)
@@ -291,6 +299,10 @@ void printJson(const DupsFacts &F, const std::vector<Report> &Rs,
     J.attributeArray("warnings", [&] {
       for (const std::string &W : F.Warnings)
         J.value(W);
+    });
+    J.attributeArray("unreadable", [&] {
+      for (const std::string &U : F.Unreadable)
+        J.value(U);
     });
   });
   outs() << "\n";
@@ -364,6 +376,14 @@ void printText(const DupsFacts &F, const std::vector<Report> &Rs,
     OS << formatv("{0} duplicate(s)", Shown);
   OS << formatv(": {0} error(s), {1} warning(s), {2} note(s)\n", Errors,
                 Warnings, Notes);
+  if (F.Stats.SkippedFiles)
+    OS << formatv("{0} file(s) in the directories skipped: not objects, "
+                  "archives or shared libraries (--verbose lists them)\n",
+                  F.Stats.SkippedFiles);
+  if (!F.Unreadable.empty())
+    OS << formatv("{0} input(s) could not be read (above); this report "
+                  "covers the others\n",
+                  F.Unreadable.size());
   if (HaveBaseline && Gone)
     OS << formatv("{0} baseline line(s) no longer found (fixed); refresh the "
                   "baseline with --write-baseline\n",
@@ -399,6 +419,9 @@ CommandFn addDupsCommand(CLI::App &App) {
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   Cmd->add_option("--color", Args->Color, "Colour text output")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  Cmd->add_flag("-v,--verbose", Args->Verbose,
+                "List on stderr every file of the directories that is skipped, "
+                "and why");
   Cmd->add_flag("--stats", Args->Stats,
                 "Print inputs read, members opened and time per pass to stderr");
   Cmd->add_option("-j,--jobs", Args->Jobs,
@@ -436,8 +459,18 @@ CommandFn addDupsCommand(CLI::App &App) {
       printError(toString(Facts.takeError()));
       return ExitBadInput;
     }
+    // Each on its own line, each with the prefix.
+    for (const std::string &U : (*Facts)->Unreadable)
+      printError(U);
+    bool Incomplete = !(*Facts)->Unreadable.empty();
+    if (Incomplete && (*Facts)->Files.empty())
+      return ExitBadInput; // nothing left to report on
     for (const std::string &W : (*Facts)->Warnings)
       WithColor::warning(errs(), "aoti-audit") << W << "\n";
+    if (Args->Verbose)
+      for (const SkippedFile &S : (*Facts)->Skipped)
+        WithColor::note(errs(), "aoti-audit")
+            << "skipped " << S.Path << ": " << S.Why << "\n";
 
     auto Start = std::chrono::steady_clock::now();
     auto Lap = [&](const char *What) {
@@ -450,9 +483,11 @@ CommandFn addDupsCommand(CLI::App &App) {
     if (Args->Stats) {
       const DupsStats &S = (*Facts)->Stats;
       errs() << formatv("dups: {0} inputs, {1} archive index entries, {2} "
-                        "members opened, {3} duplicates\n",
+                        "members opened, {3} duplicates, {4} files skipped, "
+                        "{5} executables skipped\n",
                         (*Facts)->Files.size(), S.IndexEntries, S.MembersOpened,
-                        (*Facts)->Duplicates.size());
+                        (*Facts)->Duplicates.size(), S.SkippedFiles,
+                        S.SkippedExecutables);
       for (const auto &[Pass, Seconds] : S.PassSeconds)
         errs() << formatv("  {0,-10} {1,8:f3} s\n", Pass, Seconds);
     }
@@ -487,7 +522,9 @@ CommandFn addDupsCommand(CLI::App &App) {
       for (const std::string &S : *Baseline)
         Gone += !Lines.count(S);
 
-    if (!Args->WriteBaseline.empty())
+    if (!Args->WriteBaseline.empty() && Incomplete)
+      printError("the baseline is not written: some inputs could not be read");
+    else if (!Args->WriteBaseline.empty())
       if (Error E = writeBaseline(Args->WriteBaseline, Lines)) {
         printError(toString(std::move(E)));
         return ExitBadInput;
@@ -515,6 +552,8 @@ CommandFn addDupsCommand(CLI::App &App) {
       for (const Report &R : Rs)
         if (R.Find->Sev == Severity::Error && !R.Known)
           Status = ExitFindings;
+    if (Incomplete)
+      Status = ExitBadInput; // an unreadable input outranks what was found
     // The process exits next: let it return the memory in one go instead of
     // freeing every member, symbol table and string (clang's -disable-free).
     (void)Facts->release();

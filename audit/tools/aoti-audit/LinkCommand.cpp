@@ -8,6 +8,7 @@
 #include "aoti/audit/LinkModel.h"
 #include "aoti/rules/Rule.h"
 
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -279,6 +280,10 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
     for (unsigned I : F.FixWholeArchive)
       WA.push_back(jsonText(F.Inputs[I].AsWritten));
     Fx["whole_archive"] = std::move(WA);
+    json::Array KeepShared;
+    for (unsigned I : F.FixNoAsNeeded)
+      KeepShared.push_back(jsonText(F.Inputs[I].AsWritten));
+    Fx["no_as_needed"] = std::move(KeepShared);
     Fx["export_dynamic"] = F.FixExportDynamic;
     Fx["command"] = F.FixedArgv.empty() ? json::Value(nullptr)
                                         : json::Value(strings(F.FixedArgv));
@@ -377,6 +382,30 @@ void printText(raw_ostream &OS, const LinkFacts &F,
     OS << "\n";
     if (!F.FixedArgv.empty())
       OS << "    fixed link line: " << joinShellWords(F.FixedArgv) << "\n";
+    // What the members the fix force-links need in turn: the fixed line
+    // still fails until something defines these (JSON:
+    // fix.replay.undefined).
+    const std::vector<UndefinedReference> &Left = F.Fixed->Undefined;
+    if (!Left.empty()) {
+      std::vector<std::string> Names;
+      for (const UndefinedReference &U : Left)
+        if (!llvm::is_contained(Names, U.Symbol))
+          Names.push_back(U.Symbol);
+      constexpr size_t Named = 8;
+      OS << formatv("    but the fixed line still fails to link: {0} undefined "
+                    "reference(s): ",
+                    Names.size());
+      for (size_t I = 0; I != Names.size() && I != Named; ++I) {
+        StringRef N = Names[I];
+        std::string D = N.starts_with("_Z")
+                            ? llvm::demangle(std::string_view(N.data(), N.size()))
+                            : N.str();
+        OS << (I ? ", " : "") << "`" << D << "`";
+      }
+      if (Names.size() > Named)
+        OS << formatv(" and {0} more", Names.size() - Named);
+      OS << "; add what defines them to the line as well\n";
+    }
   }
   for (const std::string &A : L.Approximations)
     OS << "  note: " << A << "\n";

@@ -92,6 +92,13 @@ struct Symbol {
   /// Mach-O: a re-export's name in SourceLibrary, when it is renamed
   /// (empty: the same name).
   llvm::StringRef ImportName;
+  /// ELF relocatable objects: the signature of the COMDAT group (SHT_GROUP
+  /// with GRP_COMDAT) whose section holds this definition; empty when none.
+  /// A static link keeps the first group of each signature and discards the
+  /// others whole, definitions included, before it resolves symbols: that is
+  /// why GCC's STB_GNU_UNIQUE statics of inline functions and template
+  /// static members, defined in every object that uses them, never collide.
+  llvm::StringRef Comdat;
   /// Mach-O: the library ordinal of an undefined symbol in a two-level image
   /// (0 = self, 1..n = n-th dylib load command, 0xFE dynamic lookup, 0xFF main
   /// executable); -1 when the format has none.
@@ -148,6 +155,11 @@ struct MachineId {
 /// "64-bit x86_64", "32-bit 386", "64-bit e_machine 4660" for one LLVM does
 /// not know.
 std::string describeMachine(const MachineId &M);
+
+/// A LibTorch library, by file name: libtorch*, libc10* (libtorch_cpu.so,
+/// libc10_cuda.so, libtorch.a). The rule of check's AOTI010
+/// (LoadedObject::isLibTorch) and of dups' AOTI105.
+bool isLibTorchFile(llvm::StringRef Path);
 
 class Binary;
 

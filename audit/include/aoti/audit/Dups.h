@@ -23,6 +23,10 @@
 // A duplicate is latent when fewer than two of its clashing definitions are
 // "always" pulled in.
 //
+// Inputs that are GNU ld input scripts (libm.a: GROUP(libm-2.36.a
+// libmvec.a)) are replaced by the files they name, as a link does. In a
+// directory only binaries are read; other files are skipped and counted.
+//
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_DUPS_H
 #define AOTI_AUDIT_DUPS_H
@@ -51,6 +55,12 @@ struct DupsOptions {
   bool Cxx = false;
   /// Worker threads for reading inputs; 0: one per hardware thread.
   unsigned Jobs = 0;
+};
+
+/// A file the analysis left out, and why.
+struct SkippedFile {
+  std::string Path;
+  std::string Why;
 };
 
 /// Where a definition lives.
@@ -117,6 +127,10 @@ struct Duplicate {
   /// archive among the inputs that defines it too (libfoo.so next to
   /// libfoo.a): a link takes one or the other, so they are not counted.
   std::vector<std::string> SharedVariants;
+  /// One of the definitions is LibTorch's (isLibTorchFile), another is not,
+  /// and the name is a shim (under the prefixes): two implementations of
+  /// the shim ABI over different tensor types.
+  bool LibTorchClash = false;
 
   bool isCxx() const { return !Demangled.empty(); }
   /// The name for people: demangled when C++.
@@ -131,6 +145,9 @@ struct DupsStats {
   unsigned SharedLibraries = 0;
   /// Executables found in directories; they are link outputs, not inputs.
   unsigned SkippedExecutables = 0;
+  /// Other files found in directories and left out: not a binary dups
+  /// reads (JSON, sources, linker scripts), or one that cannot be read.
+  unsigned SkippedFiles = 0;
   size_t IndexEntries = 0;  // archive symbol-index entries read
   size_t MembersOpened = 0; // archive members parsed
   /// Wall-clock seconds per pass (see Dups.cpp), for --stats.
@@ -145,14 +162,29 @@ struct DupsFacts {
   std::vector<Duplicate> Duplicates;
   /// Problems that do not stop the analysis (an unreadable archive member).
   std::vector<std::string> Warnings;
+  /// Files found in directories and left out, with the reason (--verbose).
+  std::vector<SkippedFile> Skipped;
+  /// Inputs named on the command line, in an @file or by a linker script
+  /// that cannot be read ("PATH: why"). The analysis covers the others;
+  /// the command reports these as errors and exits 2, as nm reports the
+  /// files it can read and fails for the others.
+  std::vector<std::string> Unreadable;
   DupsStats Stats;
   /// The inputs as read. Nothing above points into them; they are kept so
   /// that a caller about to exit can skip tearing them down.
   std::vector<InputFile> Read;
 };
 
-/// Builds the facts. Errors are for unusable inputs only (exit status 2).
+/// Builds the facts from every input that can be read; the others are
+/// listed in DupsFacts::Unreadable. An error only for no inputs at all.
 llvm::Expected<std::unique_ptr<DupsFacts>> analyzeDups(DupsOptions Options);
+
+/// A name the linker itself defines in every ELF output it writes, so that
+/// every shared library exports its own: the default linker script's
+/// _edata, _end, __bss_start (and their PROVIDEd aliases), crti.o's
+/// _init/_fini, crt1.o's and crtbegin.o's names, and a version node's own
+/// symbol (`NAME@@NAME`, absolute). Not duplicates between inputs.
+bool isLinkerDefined(const Binary &B, const Symbol &S);
 
 } // namespace aoti::audit
 

@@ -164,6 +164,8 @@ struct InputProblem {
 struct LinkWhatIf {
   std::optional<LinkFlavor> Flavor;
   std::set<unsigned> WholeArchive; // inputs
+  /// Shared libraries to read as if under --no-as-needed.
+  std::set<unsigned> NoAsNeeded;
   bool ExportDynamic = false;
 };
 
@@ -202,6 +204,10 @@ enum class RequiredStatus : uint8_t {
   FromSharedLibrary, // not in the output, but a shared library on the line
   NotPulledIn,       // in an archive member the link leaves out
   NotDefined,        // nothing on the line defines it
+  /// A shared library on the line defines it, but --as-needed leaves the
+  /// library without DT_NEEDED (nothing the link takes refers to it): the
+  /// output never loads it. Debian's and Ubuntu's gcc pass --as-needed.
+  DroppedAsNeeded,
 };
 llvm::StringRef toString(RequiredStatus S);
 
@@ -263,6 +269,8 @@ struct LinkFacts {
   /// the edited command (empty when the words cannot be edited in place:
   /// inside a response file or a multi-option -Wl,), and the replay with it.
   std::set<unsigned> FixWholeArchive;
+  /// Shared libraries --as-needed drops, to keep with --no-as-needed.
+  std::set<unsigned> FixNoAsNeeded;
   bool FixExportDynamic = false;
   std::vector<std::string> FixedArgv;
   std::string FixedArgvWhyNot;
