@@ -23,6 +23,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <malloc.h>
@@ -132,8 +133,9 @@ TEST(Npy, RejectsWhatItCannotReadExactly) {
   Fails(Good.substr(0, Good.size() - 1), "needs 48 bytes of data, the file has 47");
   Fails(Good + "x", "the file has 49");
   std::string F = Good;
-  F.replace(F.find("False"), 5, "True ");
-  Fails(F, "Fortran-order");
+  F.replace(F.find("False"), 5, "Maybe");
+  Fails(F, "'fortran_order' is not True or False");
+  Fails(aoti::testing::fortranOrderNpy(inputX()) + "x", "the file has 49");
   std::string BE = Good;
   BE.replace(BE.find("<f4"), 3, ">f4");
   Fails(BE, "big-endian");
@@ -156,7 +158,95 @@ TEST(Npy, ReadsFilesAndNamesThemInErrors) {
   ASSERT_FALSE(Missing);
   EXPECT_NE(Missing.error().message().find("nope.npy: cannot open"), std::string::npos);
   EXPECT_FALSE(readNpy(fixture("truncated.npy")));
-  EXPECT_FALSE(readNpy(fixture("fortran.npy")));
+  Expected<HostTensor> F = readNpy(fixture("x_fortran.npy"));
+  ASSERT_TRUE(F) << F.error().message();
+  EXPECT_EQ(F->Data, inputX().Data);
+}
+
+// Element (i, j[, k]) of a test array: distinct in every byte position that
+// the dtype has, so a misplaced element cannot compare equal by accident.
+uint64_t pattern(int64_t Flat) { return 0x0101010101010101ull * static_cast<uint64_t>(Flat + 1); }
+
+TEST(Npy, ReadsFortranOrderIntoCOrderForEveryDTypeIn2DAnd3D) {
+  struct Case {
+    const char *Descr;
+    DType Type;
+  };
+  const Case Cases[] = {{"<f4", DType::Float32}, {"<f2", DType::Float16}, {"<f8", DType::Float64},
+                        {"<i8", DType::Int64},   {"<i4", DType::Int32},   {"<i2", DType::Int16},
+                        {"|i1", DType::Int8},    {"|u1", DType::UInt8},   {"<u2", DType::UInt16},
+                        {"|b1", DType::Bool},    {"<V2", DType::BFloat16}, {"|V2", DType::BFloat16}};
+  for (const Case &C : Cases)
+    for (const std::vector<int64_t> &Shape :
+         {std::vector<int64_t>{3, 5}, std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{1, 7},
+          std::vector<int64_t>{4, 1, 3}, std::vector<int64_t>{2, 0, 3}}) {
+      const size_t Elem = elementSize(C.Type);
+      // The file, written by hand: header, then the elements with the first
+      // index varying fastest (explicit loops, one per rank).
+      int64_t D0 = Shape[0], D1 = Shape[1], D2 = Shape.size() == 3 ? Shape[2] : 1;
+      std::string Data;
+      auto Put = [&](int64_t I, int64_t J, int64_t K) {
+        const int64_t CFlat = (I * D1 + J) * D2 + K; // where C order puts it
+        uint64_t V = C.Type == DType::Bool ? static_cast<uint64_t>(CFlat % 2) : pattern(CFlat);
+        Data.append(reinterpret_cast<const char *>(&V), Elem);
+      };
+      for (int64_t K = 0; K < D2; ++K)
+        for (int64_t J = 0; J < D1; ++J)
+          for (int64_t I = 0; I < D0; ++I)
+            Put(I, J, K);
+      std::string ShapeText = "(" + std::to_string(D0) + ", " + std::to_string(D1) +
+                              (Shape.size() == 3 ? ", " + std::to_string(D2) : "") + ")";
+      std::string Dict = "{'descr': '" + std::string(C.Descr) +
+                         "', 'fortran_order': True, 'shape': " + ShapeText + ", }";
+      Dict.append((64 - (10 + Dict.size() + 1) % 64) % 64, ' ');
+      Dict += '\n';
+      std::string File = std::string("\x93NUMPY\x01\x00", 8);
+      File += static_cast<char>(Dict.size() & 0xFF);
+      File += static_cast<char>(Dict.size() >> 8);
+      File += Dict + Data;
+
+      const std::string What = std::string(C.Descr) + " " + shapeString(Shape);
+      Expected<HostTensor> T = parseNpy(std::as_bytes(std::span(File)), "f.npy");
+      ASSERT_TRUE(T) << What << ": " << T.error().message();
+      EXPECT_EQ(T->Type, C.Type) << What;
+      ASSERT_EQ(T->Shape, Shape) << What;
+      ASSERT_EQ(T->Data.size(), static_cast<size_t>(D0 * D1 * D2) * Elem) << What;
+      for (int64_t I = 0; I < D0; ++I)
+        for (int64_t J = 0; J < D1; ++J)
+          for (int64_t K = 0; K < D2; ++K) {
+            const int64_t CFlat = (I * D1 + J) * D2 + K;
+            uint64_t Want = C.Type == DType::Bool ? static_cast<uint64_t>(CFlat % 2) : pattern(CFlat);
+            uint64_t Got = 0;
+            std::memcpy(&Got, T->Data.data() + CFlat * Elem, Elem);
+            Want &= Elem == 8 ? ~0ull : (1ull << (8 * Elem)) - 1;
+            EXPECT_EQ(Got, Want) << What << " at (" << I << ", " << J << ", " << K << ")";
+          }
+    }
+}
+
+TEST(Npy, AFortranOrderFileWrittenByTheFixturesReadsBackAsTheArray) {
+  // The fixtures' writer (division-based) against the reader (odometer walk),
+  // on values, for a float and an integer 3-d array.
+  HostTensor A(DType::Float64, {3, 2, 5});
+  for (int64_t I = 0; I < A.numel(); ++I)
+    A.data<double>()[I] = 0.5 * static_cast<double>(I) - 3.0;
+  HostTensor B(DType::Int16, {2, 4, 3});
+  for (int64_t I = 0; I < B.numel(); ++I)
+    B.data<int16_t>()[I] = static_cast<int16_t>(I * 37 - 400);
+  for (const HostTensor *T : {&A, &B}) {
+    std::string Bytes = aoti::testing::fortranOrderNpy(*T);
+    ASSERT_NE(Bytes.find("'fortran_order': True"), std::string::npos);
+    ASSERT_NE(Bytes.substr(Bytes.size() - T->Data.size()),
+              std::string(reinterpret_cast<const char *>(T->Data.data()), T->Data.size()))
+        << "a 3-d Fortran file must not hold the C-order bytes";
+    Expected<HostTensor> R = parseNpy(std::as_bytes(std::span(Bytes)), "t.npy");
+    ASSERT_TRUE(R) << R.error().message();
+    EXPECT_EQ(R->Shape, T->Shape);
+    for (int64_t I = 0; I < T->numel(); ++I)
+      EXPECT_EQ(R->valueAt(I), T->valueAt(I)) << I;
+    // Written back, it is C order.
+    EXPECT_NE(serializeNpy(*R).find("'fortran_order': False"), std::string::npos);
+  }
 }
 
 // --- dtypes and comparisons --------------------------------------------------

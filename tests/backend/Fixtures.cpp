@@ -77,6 +77,28 @@ HostTensor floats(std::vector<int64_t> Shape, float (*Fn)(int, int)) {
 
 } // namespace
 
+std::string fortranOrderNpy(const HostTensor &T) {
+  std::string Bytes = serializeNpy(T);
+  const size_t Header = Bytes.size() - T.Data.size();
+  Bytes.replace(Bytes.find("'fortran_order': False"), 22, "'fortran_order': True ");
+  const size_t Elem = elementSize(T.Type), Rank = T.Shape.size();
+  for (int64_t C = 0; C < T.numel(); ++C) {
+    // C-order flat index -> multi-index -> Fortran flat index.
+    int64_t Rest = C, F = 0, Scale = 1;
+    std::vector<int64_t> Index(Rank);
+    for (size_t D = Rank; D-- > 0;) {
+      Index[D] = Rest % T.Shape[D];
+      Rest /= T.Shape[D];
+    }
+    for (size_t D = 0; D < Rank; ++D) {
+      F += Index[D] * Scale;
+      Scale *= T.Shape[D];
+    }
+    std::memcpy(Bytes.data() + Header + F * Elem, T.Data.data() + C * Elem, Elem);
+  }
+  return Bytes;
+}
+
 std::string writeFixtures(const std::string &DirName, const Plugins &P) {
   const fs::path Dir(DirName);
   std::error_code EC;
@@ -146,9 +168,9 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
       return S.error().message();
   std::string Truncated = serializeNpy(X);
   Truncated.resize(Truncated.size() - 3);
-  std::string Fortran = serializeNpy(X);
-  Fortran.replace(Fortran.find("False"), 5, "True ");
-  if (!writeText(Dir / "truncated.npy", Truncated) || !writeText(Dir / "fortran.npy", Fortran))
+  if (!writeText(Dir / "truncated.npy", Truncated) ||
+      !writeText(Dir / "x_fortran.npy", fortranOrderNpy(X)) ||
+      !writeText(Dir / "expect_y_fortran.npy", fortranOrderNpy(Y)))
     return "cannot write the bad .npy files";
   return "";
 }

@@ -2,6 +2,8 @@
 #ifndef AOTI_TESTS_BACKEND_FIXTURES_H
 #define AOTI_TESTS_BACKEND_FIXTURES_H
 
+#include "aoti/backend/Tensor.h"
+
 #include <string>
 
 namespace aoti::testing {
@@ -20,9 +22,16 @@ struct Plugins {
 ///   noblob/m.wrapper.so, short/m.wrapper.so (20-byte blob)
 ///   missing/m.wrapper.so, notamodel.so, garbage.bin, nomodel.pt2
 ///   x.npy (float32 [3,4]), x_i64.npy, x_3x5.npy, x_f64.npy
-///   expect_y.npy, expect_row.npy, wrong_y.npy, truncated.npy, fortran.npy
+///   expect_y.npy, expect_row.npy, wrong_y.npy, truncated.npy,
+///   x_fortran.npy, expect_y_fortran.npy (x and y saved in Fortran order)
 /// Returns an error message, empty on success.
 std::string writeFixtures(const std::string &Dir, const Plugins &P);
+
+/// T saved as NumPy saves a Fortran-order array (np.save(p, a.T) of a
+/// C-order a): 'fortran_order': True, element (i0, ..., in-1) at flat index
+/// i0 + d0 * (i1 + d1 * (...)). Computed by division, independently of the
+/// reader's walk.
+std::string fortranOrderNpy(const aoti::backend::HostTensor &T);
 
 /// w and b in the blob, and the input: y = x * w + b.
 extern const float FixtureW[4];
