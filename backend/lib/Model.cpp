@@ -7,7 +7,30 @@
 //      process, so that one error names them all;
 //   3. dlopen(RTLD_NOW | RTLD_LOCAL): binding is complete before any code of
 //      the model runs past its static initialisers;
-//   4. create the container, then check and load the weights blob.
+//   4. create the container, read what it declares, then make sure its
+//      weights are there and load the weights blob.
+//
+// Where a model's weights are. AOTInductor links a constants section into
+// every model (_binary_constants_bin_start.._end, model_base.h), and the
+// export options decide what it holds (codecache.py, cpp_wrapper_cpu.py):
+//
+//   package_constants_in_so=True (the default): the weights themselves, at
+//     least the sum of the data sizes of the non-folded constants; the model
+//     loads them when the container is created. GetConstantsBlobSize fails
+//     (weights are not mmap'd).
+//   package_constants_on_disk_format="binary_blob": 8 bytes, the size of the
+//     <stem>_weights.blob the model reads through UpdateConstantsFromBlob;
+//     GetConstantsBlobSize returns it.
+//   package_constants_in_so=False and no on-disk format (or "pickle_weights",
+//     which only torch's Python loader reads): 1 byte (0 when the section is
+//     built from C++), GetConstantsBlobSize fails, and the container is
+//     created without any constant. Its run dereferences null constants: an
+//     illegal memory access on CUDA, a failed shim call on the CPU.
+//
+// So a model that expects no blob, whose constants section is shorter than
+// the data its non-folded constants need, holds no weights, and is refused
+// before anything runs. (A model whose only constant is one byte and
+// exported without weights cannot be told apart from one that holds it.)
 //
 // Everything after that goes through the container entry points and the
 // aoti_torch_* shims; a model reports failures by printing to stderr and
@@ -140,6 +163,7 @@ using CountFn = RuntimeError (*)(ContainerHandle, size_t *);
 using NameFn = RuntimeError (*)(ContainerHandle, size_t, const char **);
 using DTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
 using DataSizeFn = RuntimeError (*)(ContainerHandle, size_t, size_t *);
+using FlagFn = RuntimeError (*)(ContainerHandle, size_t, bool *);
 using BlobSizeFn = RuntimeError (*)(ContainerHandle, uint64_t *);
 using UpdateFromBlobFn = RuntimeError (*)(ContainerHandle, const uint8_t *);
 
@@ -208,6 +232,7 @@ public:
   Status load(const std::string &Path, const LoadOptions &Options);
   Status createContainer();
   Status loadWeights();
+  Status requireEmbeddedConstants();
   void describe();
 
   template <typename Fn> Fn symbol(const char *Name) {
@@ -317,10 +342,8 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
                         "GetNumInputs, GetNumOutputs)");
   if (Status S = createContainer(); !S)
     return S;
-  if (Status S = loadWeights(); !S)
-    return S;
   describe();
-  return Status::success();
+  return loadWeights();
 }
 
 Status Model::Impl::createContainer() {
@@ -346,7 +369,18 @@ Status Model::Impl::createContainer() {
 Status Model::Impl::loadWeights() {
   auto BlobSizeOf = symbol<BlobSizeFn>("AOTInductorModelContainerGetConstantsBlobSize");
   auto Update = symbol<UpdateFromBlobFn>("AOTInductorModelUpdateConstantsFromBlob");
-  bool SizeKnown = BlobSizeOf && BlobSizeOf(Container, &BlobSize) == 0;
+  // A model whose weights are not mmap'd throws from GetConstantsBlobSize
+  // ("constant blob size is only available for mmap'd weights") and prints
+  // that: it only means there is no blob to ask for, so it is not shown.
+  bool SizeKnown = false;
+  if (BlobSizeOf) {
+    StderrCapture Quiet;
+    std::string Thrown;
+    SizeKnown = callModel(Modules, Thrown, [&] { return BlobSizeOf(Container, &BlobSize); }) == 0;
+    Quiet.finish();
+  }
+  if (!SizeKnown)
+    BlobSize = 0;
   const size_t Have = Files.Weights ? Files.Weights->size() : 0;
   if (SizeKnown && BlobSize > 0) {
     if (!Files.Weights)
@@ -362,6 +396,8 @@ Status Model::Impl::loadWeights() {
       Notes.push_back(Files.WeightsPath + " is " + std::to_string(Have) +
                       " bytes, more than the " + std::to_string(BlobSize) +
                       " the model reads");
+  } else if (Status S = requireEmbeddedConstants(); !S) {
+    return S;
   }
   if (!Files.Weights || Have == 0 || (SizeKnown && BlobSize == 0))
     return Status::success();
@@ -380,6 +416,55 @@ Status Model::Impl::loadWeights() {
   if (!Said.empty())
     Notes.push_back(Said);
   return Status::success();
+}
+
+/// For a model that reads no weights blob: its constants must be in its .so.
+Status Model::Impl::requireEmbeddedConstants() {
+  std::vector<const ConstantInfo *> Needed;
+  uint64_t NeededBytes = 0;
+  for (const ConstantInfo &C : Constants)
+    if (!C.FromFolded && C.DataSize > 0) {
+      Needed.push_back(&C);
+      NeededBytes += C.DataSize;
+    }
+  if (Needed.empty())
+    return Status::success();
+  const std::optional<uint64_t> Embedded = embeddedConstantsSize(Files.SoPath);
+  if (!Embedded) {
+    Notes.push_back(Path + ": cannot tell whether the model holds its " +
+                    std::to_string(Needed.size()) +
+                    " constants (its .so defines no _binary_constants_bin_start/_end)");
+    return Status::success();
+  }
+  if (*Embedded >= NeededBytes)
+    return Status::success();
+
+  constexpr size_t Named = 5;
+  std::string Names;
+  for (size_t I = 0; I < Needed.size() && I < Named; ++I)
+    Names += (I ? ", " : "") +
+             (Needed[I]->OriginalFQN.empty() ? Needed[I]->Name : Needed[I]->OriginalFQN);
+  if (Needed.size() > Named)
+    Names += ", and " + std::to_string(Needed.size() - Named) + " more";
+  std::string Msg = Path + ": the model's weights are missing: " +
+                    std::to_string(Needed.size()) + " constant" +
+                    (Needed.size() == 1 ? "" : "s") + " (" + std::to_string(NeededBytes) +
+                    " bytes) " + (Needed.size() == 1 ? "is" : "are") +
+                    " neither in its .so nor in a weights blob: " + Names + ".";
+  if (Files.PickledWeights)
+    Msg += "\nThe package holds them pickled under data/weights/ "
+           "(package_constants_on_disk_format=\"pickle_weights\"), which only torch's "
+           "Python loader reads.";
+  else
+    Msg += "\nIt was exported with aot_inductor.package_constants_in_so=False and no "
+           "on-disk weights.";
+  if (Files.Weights)
+    Msg += "\nThe weights blob " + Files.WeightsPath +
+           " cannot stand in: this model reads no blob.";
+  Msg += "\nhint: export it again with aot_inductor.package_constants_in_so=True (the weights "
+         "inside the .so), or with aot_inductor.package_constants_on_disk_format="
+         "\"binary_blob\" (a weights blob in the package)";
+  return Error(ErrorKind::Weights, Msg);
 }
 
 void Model::Impl::describe() {
@@ -409,6 +494,7 @@ void Model::Impl::describe() {
   auto ConstantFQN = symbol<NameFn>("AOTInductorModelContainerGetConstantOriginalFQN");
   auto ConstantDType = symbol<DTypeFn>("AOTInductorModelContainerGetConstantDtype");
   auto ConstantSize = symbol<DataSizeFn>("AOTInductorModelContainerGetConstantDataSize");
+  auto ConstantFolded = symbol<FlagFn>("AOTInductorModelContainerGetConstantFromFolded");
   size_t NC = 0;
   if (!NumConstants || NumConstants(Container, &NC) != 0)
     return;
@@ -424,6 +510,9 @@ void Model::Impl::describe() {
       C.Type = dtypeFromCode(Code);
     if (ConstantSize)
       ConstantSize(Container, I, &C.DataSize);
+    bool Folded = false;
+    if (ConstantFolded && ConstantFolded(Container, I, &Folded) == 0)
+      C.FromFolded = Folded;
     Constants.push_back(std::move(C));
   }
 }

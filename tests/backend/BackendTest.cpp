@@ -42,8 +42,9 @@ public:
     char Template[] = "/tmp/aoti-backend-test-XXXXXX";
     ASSERT_NE(mkdtemp(Template), nullptr);
     Dir = Template;
-    std::string E = aoti::testing::writeFixtures(Dir, {FAKE_MODEL_SO, FAKE_MISSING_MODEL_SO,
-                                                       NOT_A_MODEL_SO});
+    std::string E = aoti::testing::writeFixtures(
+        Dir, {FAKE_MODEL_SO, FAKE_MISSING_MODEL_SO, NOT_A_MODEL_SO, FAKE_IN_SO_MODEL_SO,
+              FAKE_NO_WEIGHTS_MODEL_SO});
     ASSERT_EQ(E, "");
   }
   void TearDown() override {
@@ -544,6 +545,63 @@ TEST(Model, MissingAndShortWeightsBlobs) {
   M = Model::load(fixture("noblob/m.wrapper.so"), O);
   ASSERT_FALSE(M);
   EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+}
+
+TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
+  // What each export option leaves between _binary_constants_bin_start and
+  // _end (fake_model.cpp): the blob's size, the weights, one byte.
+  EXPECT_EQ(embeddedConstantsSize(FAKE_MODEL_SO), 8u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_IN_SO_MODEL_SO), 32u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
+  EXPECT_EQ(embeddedConstantsSize(NOT_A_MODEL_SO), std::nullopt);
+  EXPECT_EQ(embeddedConstantsSize(fixture("garbage.bin")), std::nullopt);
+  EXPECT_EQ(embeddedConstantsSize(fixture("does-not-exist.so")), std::nullopt);
+}
+
+TEST(Model, WeightsInTheSoNeedNoBlob) {
+  for (const char *Name : {"inso/m.wrapper.so", "inso.pt2"}) {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture(Name), cpu());
+    ASSERT_TRUE(M) << Name << ": " << M.error().message();
+    EXPECT_EQ((*M)->constantsBlobSize(), 0u) << Name;
+    EXPECT_EQ((*M)->weightsPath(), "") << Name;
+    // The model's "only available for mmap'd weights" is not passed on.
+    EXPECT_TRUE((*M)->notes().empty()) << Name << ": " << (*M)->notes().front();
+    ASSERT_EQ((*M)->constants().size(), 2u);
+    EXPECT_FALSE((*M)->constants()[0].FromFolded);
+    Expected<std::vector<HostTensor>> Out = (*M)->run({inputX()});
+    ASSERT_TRUE(Out) << Name << ": " << Out.error().message();
+    expectY((*Out)[0], 3);
+  }
+}
+
+TEST(Model, AModelWithoutWeightsIsRefusedBeforeItRuns) {
+  // Its run would abort the test (fake_model.cpp, FAKE_MODEL_NO_WEIGHTS).
+  auto Refused = [](const std::string &Name, const LoadOptions &O,
+                    std::vector<std::string> Says) {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture(Name), O);
+    ASSERT_FALSE(M) << Name << " loaded";
+    EXPECT_EQ(M.error().kind(), ErrorKind::Weights) << Name;
+    Says.insert(Says.begin(),
+                {fixture(Name) + ": the model's weights are missing: 2 constants (32 bytes) "
+                                 "are neither in its .so nor in a weights blob: fc.weight, "
+                                 "fc.bias.",
+                 "hint: export it again with aot_inductor.package_constants_in_so=True (the "
+                 "weights inside the .so), or with aot_inductor.package_constants_on_disk_"
+                 "format=\"binary_blob\" (a weights blob in the package)"});
+    for (const std::string &S : Says)
+      EXPECT_NE(M.error().message().find(S), std::string::npos)
+          << Name << ": wants \"" << S << "\" in:\n" << M.error().message();
+  };
+  const std::string NoDiskFormat =
+      "exported with aot_inductor.package_constants_in_so=False and no on-disk weights";
+  Refused("noweights/m.wrapper.so", cpu(), {NoDiskFormat});
+  Refused("noweights.pt2", cpu(), {NoDiskFormat});
+  Refused("pickled.pt2", cpu(),
+          {"pickled under data/weights/ (package_constants_on_disk_format=\"pickle_weights\")"});
+  LoadOptions WithBlob = cpu();
+  WithBlob.WeightsPath = fixture("so/m.wrapper_weights.blob");
+  Refused("noweights/m.wrapper.so", WithBlob,
+          {NoDiskFormat, "so/m.wrapper_weights.blob cannot stand in: this model reads no blob"});
 }
 
 TEST(Model, FilesThatAreNotModels) {

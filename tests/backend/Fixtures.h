@@ -13,6 +13,8 @@ struct Plugins {
   std::string Model;        ///< the fake model
   std::string MissingModel; ///< the fake model with two imports nobody defines
   std::string NotAModel;    ///< an ELF .so without the container entry points
+  std::string InSoModel;    ///< the fake model with its weights in the .so
+  std::string NoWeightsModel; ///< the fake model exported without weights
 };
 
 /// Writes into Dir (created if needed), relative names:
@@ -21,6 +23,9 @@ struct Plugins {
 ///   cuda.pt2          metadata says cuda
 ///   noblob/m.wrapper.so, short/m.wrapper.so (20-byte blob)
 ///   missing/m.wrapper.so, notamodel.so, garbage.bin, nomodel.pt2
+///   inso/m.wrapper.so, inso.pt2          weights in the .so, no blob
+///   noweights/m.wrapper.so, noweights.pt2  exported without weights
+///   pickled.pt2       without weights in the .so, pickled under data/weights/
 ///   x.npy (float32 [3,4]), x_i64.npy, x_3x5.npy, x_f64.npy
 ///   expect_y.npy, expect_row.npy, wrong_y.npy, truncated.npy,
 ///   x_fortran.npy, expect_y_fortran.npy (x and y saved in Fortran order)

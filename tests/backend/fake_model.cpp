@@ -15,6 +15,21 @@
 // Built with FAKE_MODEL_EXTRA_IMPORTS it also references two symbols no host
 // defines, so that loading it must name both.
 //
+// Where its weights are follows what AOTInductor's export options make of a
+// model (model_base.h, codecache.py), down to the constants section it links
+// in (_binary_constants_bin_start.._end):
+//   default                 package_constants_on_disk_format="binary_blob":
+//                           the section holds the blob's size (8 bytes);
+//                           GetConstantsBlobSize returns it; the weights come
+//                           through UpdateConstantsFromBlob
+//   FAKE_MODEL_WEIGHTS_IN_SO  package_constants_in_so=True: the section holds
+//                           w and b, loaded when the container is created;
+//                           GetConstantsBlobSize fails, UpdateConstantsFromBlob
+//                           does nothing
+//   FAKE_MODEL_NO_WEIGHTS   package_constants_in_so=False, no on-disk format:
+//                           a 1-byte section, no constants loaded; its run
+//                           crashes as such a model does on a GPU
+//
 // FAKE_MODEL_FAULT injects the faults a broken model has (the runner must
 // survive each and say what happened):
 //   throw-create, throw-run   a C++ exception out of the entry point
@@ -44,6 +59,36 @@ struct Container {
 };
 
 constexpr uint64_t BlobBytes = 8 * sizeof(float);
+
+// The constants section, as AOTInductor's weights.S defines it: two global
+// labels around the data, in the model's dynamic symbol table.
+#if defined(FAKE_MODEL_WEIGHTS_IN_SO)
+#define FAKE_CONSTANTS_DATA ".float 1.0, 2.0, -3.0, 0.5\n .float 0.25, -1.0, 0.0, 4.0\n"
+#elif defined(FAKE_MODEL_NO_WEIGHTS)
+#define FAKE_CONSTANTS_DATA ".space 1\n"
+#else
+#define FAKE_CONSTANTS_DATA ".quad 32\n"
+#endif
+asm(".pushsection .rodata\n"
+    ".balign 64\n"
+    ".globl _binary_constants_bin_start\n"
+    "_binary_constants_bin_start:\n" FAKE_CONSTANTS_DATA
+    ".globl _binary_constants_bin_end\n"
+    "_binary_constants_bin_end:\n"
+    ".popsection\n");
+extern "C" const unsigned char _binary_constants_bin_start[];
+constexpr bool WeightsInSo =
+#if defined(FAKE_MODEL_WEIGHTS_IN_SO)
+    true;
+#else
+    false;
+#endif
+constexpr bool ReadsABlob =
+#if defined(FAKE_MODEL_WEIGHTS_IN_SO) || defined(FAKE_MODEL_NO_WEIGHTS)
+    false;
+#else
+    true;
+#endif
 const char *const InputNames[] = {"x"};
 const char *const OutputNames[] = {"y", "y_again", "x_row0"};
 const char *const ConstantNames[] = {"w", "b"};
@@ -81,6 +126,12 @@ FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_
   if (!DeviceStr || std::strcmp(DeviceStr, "cpu") != 0)
     return fail(std::string("fake model is compiled for cpu, got ") + (DeviceStr ? DeviceStr : "null"));
   *Ret = new Container;
+  if (WeightsInSo) { // load_constants() of a model that holds its weights
+    std::memcpy((*Ret)->W, _binary_constants_bin_start, sizeof(Container::W));
+    std::memcpy((*Ret)->B, _binary_constants_bin_start + sizeof(Container::W),
+                sizeof(Container::B));
+    (*Ret)->ConstantsLoaded = true;
+  }
   return 0;
 }
 
@@ -140,11 +191,22 @@ FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDataSize(Handle, size_t 
   *Size = 4 * sizeof(float);
   return 0;
 }
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantFromFolded(Handle, size_t I,
+                                                                   bool *Folded) {
+  if (I >= 2)
+    return 1;
+  *Folded = false;
+  return 0;
+}
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantsBlobSize(Handle, uint64_t *Size) {
+  if (!ReadsABlob) // what the generated wrapper prints for weights not mmap'd
+    return fail("constant blob size is only available for mmap'd weights");
   *Size = BlobBytes;
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelUpdateConstantsFromBlob(Handle H, const uint8_t *Blob) {
+  if (!ReadsABlob) // update_constants_from_blob without USE_MMAP_EXTERNAL
+    return 0;
   std::memcpy(H->W, Blob, sizeof H->W);
   std::memcpy(H->B, Blob + sizeof H->W, sizeof H->B);
   H->ConstantsLoaded = true;
@@ -181,8 +243,14 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
       return fail("input_handles[0]: unmatched dim value at 1, expected: 4, but got: " +
                   std::to_string(Sizes[1]));
   }
-  if (!H->ConstantsLoaded)
+  if (!H->ConstantsLoaded) {
+#ifdef FAKE_MODEL_NO_WEIGHTS
+    // A real model goes on with null constants; this one says so and dies.
+    std::cerr << "fake model: ran with null constants: an illegal memory access" << std::endl;
+    std::abort();
+#endif
     return fail("constants were never loaded");
+  }
 
   // From here on the input belongs to us (the real models steal it here).
   const int64_t N = Sizes[0];

@@ -5,6 +5,11 @@
 // .so, its metadata, an optional weights blob and cubins), or from a bare
 // .so with its weights blob and cubin directory beside it or given.
 //
+// A model whose weights are missing is refused at load (ErrorKind::Weights):
+// one exported with package_constants_in_so=False and no on-disk weights
+// declares its constants but carries no data for them, and would run with
+// null constants. See Model.cpp for how that is told.
+//
 // Loading never crashes the process on a bad model. Before dlopen the
 // model's undefined dynamic symbols are checked against this process, and a
 // load error names every one that is missing; the model is then opened with
@@ -84,6 +89,9 @@ struct ConstantInfo {
   std::string OriginalFQN;
   std::optional<DType> Type;
   size_t DataSize = 0;
+  /// Computed by the model's constant folding at its first run, so never
+  /// part of its weights.
+  bool FromFolded = false;
 };
 
 /// An owning aoti_torch tensor handle.
