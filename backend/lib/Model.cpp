@@ -257,6 +257,7 @@ public:
 
   std::vector<TensorSpec> Inputs;
   std::vector<std::string> OutputNames;
+  std::vector<TensorSpec> OutputSpecs; // names; dtype and shape once run
   std::vector<ConstantInfo> Constants;
   uint64_t BlobSize = 0;
   std::vector<std::string> Notes;
@@ -487,6 +488,7 @@ void Model::Impl::describe() {
       OutputNames.push_back("output" + std::to_string(I));
     else
       OutputNames.emplace_back(Name);
+    OutputSpecs.push_back(TensorSpec{OutputNames.back(), std::nullopt, std::nullopt});
   }
 
   auto NumConstants = symbol<CountFn>("AOTInductorModelContainerGetNumConstants");
@@ -535,6 +537,7 @@ Device Model::device() const { return P->Dev; }
 const std::string &Model::compiledForDevice() const { return P->CompiledFor; }
 const std::vector<TensorSpec> &Model::inputs() const { return P->Inputs; }
 const std::vector<std::string> &Model::outputNames() const { return P->OutputNames; }
+const std::vector<TensorSpec> &Model::outputs() const { return P->OutputSpecs; }
 const std::vector<ConstantInfo> &Model::constants() const { return P->Constants; }
 uint64_t Model::constantsBlobSize() const { return P->BlobSize; }
 const std::string &Model::weightsPath() const { return P->Files.WeightsPath; }
@@ -649,7 +652,96 @@ Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Ca
   }
   if (Seen.count(nullptr))
     return Error(ErrorKind::RunFailed, "the model returned an empty output slot");
+  for (size_t I = 0; I < R.size(); ++I)
+    if (Expected<TensorSpec> Spec = R.Unique[R.SlotToUnique[I]].describe(M.OutputNames[I]))
+      M.OutputSpecs[I] = std::move(*Spec);
   return R;
+}
+
+/// "float32 [3, 4]", or what is unknown of it.
+static std::string specString(const TensorSpec &S) {
+  return std::string(S.Type ? dtypeName(*S.Type) : "?") + " " +
+         (S.Shape ? shapeString(*S.Shape) : "[?]");
+}
+
+Expected<DeviceInputs> Model::wrap(const std::vector<BufferRef> &Inputs) {
+  const std::vector<TensorSpec> &Specs = P->Inputs;
+  if (Inputs.size() != Specs.size())
+    return Error(ErrorKind::InvalidArgument,
+                 "the model takes " + std::to_string(Specs.size()) + " input" +
+                     (Specs.size() == 1 ? "" : "s") + ", got " + std::to_string(Inputs.size()) +
+                     " buffers");
+  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
+                                                           : aoti_torch_device_type_cpu();
+  DeviceInputs Out;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    const BufferRef &B = Inputs[I];
+    const std::string What = "input " + std::to_string(I) + " " + Specs[I].Name;
+    const std::optional<int64_t> N = numelOf(B.Shape);
+    if (!N)
+      return Error(ErrorKind::InvalidArgument, What + ": bad shape " + shapeString(B.Shape));
+    if (!B.Data && *N > 0)
+      return Error(ErrorKind::InvalidArgument, What + ": the buffer is null");
+    bool Matches = !Specs[I].Type || *Specs[I].Type == B.Type;
+    if (Specs[I].Shape) {
+      const std::vector<int64_t> &Want = *Specs[I].Shape;
+      Matches = Matches && Want.size() == B.Shape.size();
+      for (size_t D = 0; Matches && D < Want.size(); ++D)
+        Matches = Want[D] < 0 || Want[D] == B.Shape[D];
+    }
+    if (!Matches)
+      return Error(ErrorKind::InvalidArgument,
+                   What + ": the model takes " + specString(Specs[I]) + ", the buffer is " +
+                       specString(TensorSpec{"", B.Type, B.Shape}));
+    const std::vector<int64_t> Strides = contiguousStrides(B.Shape);
+    AtenTensorHandle H = nullptr;
+    if (aoti_torch_create_tensor_from_blob(B.Data, static_cast<int64_t>(B.Shape.size()),
+                                           B.Shape.data(), Strides.data(), 0,
+                                           static_cast<int32_t>(B.Type), DevType, P->Dev.Index,
+                                           &H) != 0)
+      return Error(ErrorKind::InvalidArgument, shimError(("cannot wrap " + What).c_str()));
+    Out.Tensors.emplace_back(H);
+  }
+  return Out;
+}
+
+Status Model::copyOutputs(const OutputSet &Outputs, const std::vector<BufferRef> &Into,
+                          void *Stream) {
+  if (Into.size() != Outputs.size())
+    return Error(ErrorKind::InvalidArgument,
+                 "the run has " + std::to_string(Outputs.size()) + " outputs, got " +
+                     std::to_string(Into.size()) + " buffers");
+  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
+                                                           : aoti_torch_device_type_cpu();
+  StreamScope Scope(P->Dev, Stream);
+  for (size_t I = 0; I < Into.size(); ++I) {
+    const std::string Name = I < P->OutputNames.size() ? P->OutputNames[I] : "";
+    const std::string What = "output " + std::to_string(I) + " " + Name;
+    Expected<TensorSpec> Spec = Outputs.Unique[Outputs.SlotToUnique[I]].describe(Name);
+    if (!Spec)
+      return Spec.takeError();
+    const BufferRef &B = Into[I];
+    if (!Spec->Type || *Spec->Type != B.Type || *Spec->Shape != B.Shape)
+      return Error(ErrorKind::InvalidArgument,
+                   What + " is " + specString(*Spec) + ", the buffer is " +
+                       specString(TensorSpec{"", B.Type, B.Shape}));
+    const std::optional<int64_t> N = numelOf(B.Shape);
+    if (!N || *N == 0)
+      continue;
+    if (!B.Data)
+      return Error(ErrorKind::InvalidArgument, What + ": the buffer is null");
+    const std::vector<int64_t> Strides = contiguousStrides(B.Shape);
+    AtenTensorHandle Dst = nullptr;
+    if (aoti_torch_create_tensor_from_blob(B.Data, static_cast<int64_t>(B.Shape.size()),
+                                           B.Shape.data(), Strides.data(), 0,
+                                           static_cast<int32_t>(B.Type), DevType, P->Dev.Index,
+                                           &Dst) != 0)
+      return Error(ErrorKind::InvalidArgument, shimError(("cannot wrap the buffer for " + What).c_str()));
+    TensorHandle Owned(Dst);
+    if (aoti_torch_copy_(Dst, Outputs.slot(I), /*non_blocking=*/0) != 0)
+      return Error(ErrorKind::RunFailed, shimError(("cannot copy " + What).c_str()));
+  }
+  return Status::success();
 }
 
 Expected<std::vector<HostTensor>> Model::download(const OutputSet &Outputs, void *Stream) {

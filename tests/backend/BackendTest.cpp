@@ -503,6 +503,80 @@ TEST(Model, OutputSlotsShareOneHandleAndViewsOutliveTheInput) {
   EXPECT_FLOAT_EQ((*Host)[2].data<float>()[3], fixtureX(0, 3));
 }
 
+TEST(Model, RunsOnBuffersTheCallerOwns) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("model.pt2"), cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  Model &Mod = **M;
+  ASSERT_EQ(Mod.outputs().size(), 3u);
+  EXPECT_EQ(Mod.outputs()[2].Name, "x_row0");
+  EXPECT_FALSE(Mod.outputs()[0].Type); // unknown before a run
+  EXPECT_FALSE(Mod.outputs()[0].Shape);
+
+  std::vector<float> X(5 * 4), Y(5 * 4, -99.0f), YAgain(5 * 4, -99.0f), Row(4, -99.0f);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = fixtureX(static_cast<int>(I / 4), static_cast<int>(I % 4));
+  const std::vector<float> XBefore = X;
+  Expected<DeviceInputs> In = Mod.wrap({BufferRef{X.data(), DType::Float32, {5, 4}}});
+  ASSERT_TRUE(In) << In.error().message();
+  for (int Run = 0; Run < 3; ++Run) { // one wrap serves many runs
+    Expected<OutputSet> Out = Mod.run(*In, nullptr);
+    ASSERT_TRUE(Out) << Out.error().message();
+    EXPECT_EQ(Mod.outputs()[0].Type, DType::Float32);
+    EXPECT_EQ(Mod.outputs()[0].Shape, (std::vector<int64_t>{5, 4}));
+    EXPECT_EQ(Mod.outputs()[2].Shape, (std::vector<int64_t>{4}));
+    Status S = Mod.copyOutputs(*Out,
+                               {BufferRef{Y.data(), DType::Float32, {5, 4}},
+                                BufferRef{YAgain.data(), DType::Float32, {5, 4}},
+                                BufferRef{Row.data(), DType::Float32, {4}}},
+                               nullptr);
+    ASSERT_TRUE(S) << S.error().message();
+    for (int R = 0; R < 5; ++R)
+      for (int C = 0; C < 4; ++C) {
+        EXPECT_FLOAT_EQ(Y[R * 4 + C], fixtureX(R, C) * FixtureW[C] + FixtureB[C]);
+        EXPECT_FLOAT_EQ(YAgain[R * 4 + C], Y[R * 4 + C]);
+      }
+    for (int C = 0; C < 4; ++C)
+      EXPECT_FLOAT_EQ(Row[C], fixtureX(0, C));
+
+    // Every way the buffers can be wrong.
+    auto Refused = [&](std::vector<BufferRef> Into, const char *Why) {
+      Status Bad = Mod.copyOutputs(*Out, Into, nullptr);
+      ASSERT_FALSE(Bad) << Why;
+      EXPECT_EQ(Bad.error().kind(), ErrorKind::InvalidArgument);
+      EXPECT_NE(Bad.error().message().find(Why), std::string::npos) << Bad.error().message();
+    };
+    Refused({BufferRef{Y.data(), DType::Float32, {5, 4}}}, "the run has 3 outputs, got 1 buffers");
+    Refused({BufferRef{Y.data(), DType::Float32, {4, 5}}, BufferRef{YAgain.data(), DType::Float32, {5, 4}},
+             BufferRef{Row.data(), DType::Float32, {4}}},
+            "output 0 y is float32 [5, 4], the buffer is float32 [4, 5]");
+    Refused({BufferRef{Y.data(), DType::Float32, {5, 4}}, BufferRef{YAgain.data(), DType::Float64, {5, 4}},
+             BufferRef{Row.data(), DType::Float32, {4}}},
+            "output 1 y_again is float32 [5, 4], the buffer is float64 [5, 4]");
+    Refused({BufferRef{Y.data(), DType::Float32, {5, 4}}, BufferRef{YAgain.data(), DType::Float32, {5, 4}},
+             BufferRef{nullptr, DType::Float32, {4}}},
+            "output 2 x_row0: the buffer is null");
+    Mod.release(*Out, nullptr);
+  }
+  In->Tensors.clear();
+  EXPECT_EQ(X, XBefore); // read in place, never written, still the caller's
+
+  auto WrapRefused = [&](std::vector<BufferRef> Bufs, const char *Why) {
+    Expected<DeviceInputs> Bad = Mod.wrap(Bufs);
+    ASSERT_FALSE(Bad) << Why;
+    EXPECT_EQ(Bad.error().kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(Bad.error().message().find(Why), std::string::npos) << Bad.error().message();
+  };
+  WrapRefused({}, "the model takes 1 input, got 0 buffers");
+  WrapRefused({BufferRef{nullptr, DType::Float32, {5, 4}}}, "input 0 x: the buffer is null");
+  // The package's source declares float32 [-1, 4] (dynamic rows).
+  WrapRefused({BufferRef{X.data(), DType::Float64, {5, 4}}},
+              "input 0 x: the model takes float32 [-1, 4], the buffer is float64 [5, 4]");
+  WrapRefused({BufferRef{X.data(), DType::Float32, {4, 5}}},
+              "the model takes float32 [-1, 4], the buffer is float32 [4, 5]");
+  WrapRefused({BufferRef{X.data(), DType::Float32, {20}}}, "the buffer is float32 [20]");
+  WrapRefused({BufferRef{X.data(), DType::Float32, {-1, 4}}}, "bad shape [-1, 4]");
+}
+
 TEST(Model, WrongNumberOfInputs) {
   Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
   ASSERT_TRUE(M);

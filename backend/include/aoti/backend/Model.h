@@ -120,6 +120,15 @@ private:
   AtenTensorOpaque *H = nullptr;
 };
 
+/// A dense C-order tensor in memory the caller owns: host memory for a CPU
+/// model, device memory on the model's device (a CUDA device pointer) for a
+/// CUDA model. The backend never frees it.
+struct BufferRef {
+  void *Data = nullptr;
+  DType Type = DType::Float32;
+  std::vector<int64_t> Shape;
+};
+
 /// Inputs resident on the model's device. Each run passes new handles that
 /// share these tensors' storage, so one upload serves many runs.
 struct DeviceInputs {
@@ -155,6 +164,9 @@ public:
   /// its generated source is at hand (a .pt2 holds it); otherwise name only.
   const std::vector<TensorSpec> &inputs() const;
   const std::vector<std::string> &outputNames() const;
+  /// Output names, with dtype and shape as of the last successful run: a
+  /// container declares neither before it has run (nullopt until then).
+  const std::vector<TensorSpec> &outputs() const;
   const std::vector<ConstantInfo> &constants() const;
   /// Bytes the model wants from a weights blob (0: none).
   uint64_t constantsBlobSize() const;
@@ -170,6 +182,12 @@ public:
   /// the model.
   Expected<DeviceInputs> upload(const std::vector<HostTensor> &Inputs,
                                 void *Stream);
+  /// Inputs in buffers the caller owns, already on the model's device:
+  /// wrapped, not copied (every run reads them in place), so they must stay
+  /// alive and unchanged while runs use them. Checks the count, that no
+  /// buffer is null, and dtypes and static shapes where the model declares
+  /// them (inputs()); no conversion.
+  Expected<DeviceInputs> wrap(const std::vector<BufferRef> &Inputs);
   /// One run on Stream (a cudaStream_t for CUDA models; ignored on CPU).
   /// When CaptureDiagnostics is set, what the model prints to stderr during
   /// the run is captured and, on failure, becomes part of the error.
@@ -178,6 +196,11 @@ public:
   /// Copies outputs to the host, as dense C-order tensors. Synchronous.
   Expected<std::vector<HostTensor>> download(const OutputSet &Outputs,
                                              void *Stream);
+  /// Copies each output slot into a buffer the caller owns on the model's
+  /// device, on Stream; returns once the copies are complete. Into[i] must
+  /// have output i's dtype and shape.
+  Status copyOutputs(const OutputSet &Outputs, const std::vector<BufferRef> &Into,
+                     void *Stream);
   /// upload, run, download.
   Expected<std::vector<HostTensor>> run(const std::vector<HostTensor> &Inputs,
                                         void *Stream = nullptr);
