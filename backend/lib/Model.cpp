@@ -21,6 +21,9 @@
 //   package_constants_on_disk_format="binary_blob": 8 bytes, the size of the
 //     <stem>_weights.blob the model reads through UpdateConstantsFromBlob;
 //     GetConstantsBlobSize returns it.
+//   weights over 2 GB with package_constants_in_so=True: appended to the .so
+//     and mmap'd by the model; 16 bytes (their size + 8, a magic number), and
+//     GetConstantsBlobSize returns size + 8, but the model reads no blob.
 //   package_constants_in_so=False and no on-disk format (or "pickle_weights",
 //     which only torch's Python loader reads): 1 byte (0 when the section is
 //     built from C++), GetConstantsBlobSize fails, and the container is
@@ -383,6 +386,16 @@ Status Model::Impl::loadWeights() {
   if (!SizeKnown)
     BlobSize = 0;
   const size_t Have = Files.Weights ? Files.Weights->size() : 0;
+  // Weights appended to the .so and mmap'd by the model (USE_MMAP_SELF)
+  // also report a blob size, but their section is 16 bytes (size and magic)
+  // where an external blob's is 8: the model has them, and reads no blob.
+  if (SizeKnown && BlobSize > 0 && embeddedConstantsSize(Files.SoPath) == 16u) {
+    if (Files.Weights)
+      Notes.push_back(Files.WeightsPath + " is not used: the model's weights are appended "
+                      "to its .so");
+    BlobSize = 0;
+    return Status::success();
+  }
   if (SizeKnown && BlobSize > 0) {
     if (!Files.Weights)
       return Error(ErrorKind::Weights,

@@ -627,6 +627,7 @@ TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
   EXPECT_EQ(embeddedConstantsSize(FAKE_MODEL_SO), 8u);
   EXPECT_EQ(embeddedConstantsSize(FAKE_IN_SO_MODEL_SO), 32u);
   EXPECT_EQ(embeddedConstantsSize(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_MMAP_SELF_MODEL_SO), 16u);
   EXPECT_EQ(embeddedConstantsSize(NOT_A_MODEL_SO), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(fixture("garbage.bin")), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(fixture("does-not-exist.so")), std::nullopt);
@@ -646,6 +647,25 @@ TEST(Model, WeightsInTheSoNeedNoBlob) {
     ASSERT_TRUE(Out) << Name << ": " << Out.error().message();
     expectY((*Out)[0], 3);
   }
+}
+
+TEST(Model, WeightsAppendedToTheSoNeedNoBlob) {
+  // It reports a blob size (its weights' + 8) but reads no blob.
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_MMAP_SELF_MODEL_SO, cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  EXPECT_EQ((*M)->constantsBlobSize(), 0u);
+  EXPECT_EQ((*M)->weightsPath(), "");
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX()});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectY((*Out)[0], 3);
+  LoadOptions WithBlob = cpu();
+  WithBlob.WeightsPath = fixture("so/m.wrapper_weights.blob");
+  M = Model::load(FAKE_MMAP_SELF_MODEL_SO, WithBlob);
+  ASSERT_TRUE(M) << M.error().message();
+  ASSERT_EQ((*M)->notes().size(), 1u);
+  EXPECT_NE((*M)->notes()[0].find("is not used: the model's weights are appended to its .so"),
+            std::string::npos)
+      << (*M)->notes()[0];
 }
 
 TEST(Model, AModelWithoutWeightsIsRefusedBeforeItRuns) {

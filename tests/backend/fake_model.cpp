@@ -26,6 +26,12 @@
 //                           w and b, loaded when the container is created;
 //                           GetConstantsBlobSize fails, UpdateConstantsFromBlob
 //                           does nothing
+//   FAKE_MODEL_WEIGHTS_MMAP_SELF  weights over 2 GB, appended to the .so and
+//                           mmap'd by the model itself: the section holds
+//                           their size + 8 and a magic number (16 bytes);
+//                           GetConstantsBlobSize returns size + 8; the
+//                           constants are loaded at creation (here from the
+//                           weights this file carries)
 //   FAKE_MODEL_NO_WEIGHTS   package_constants_in_so=False, no on-disk format:
 //                           a 1-byte section, no constants loaded; its run
 //                           crashes as such a model does on a GPU
@@ -66,6 +72,8 @@ constexpr uint64_t BlobBytes = 8 * sizeof(float);
 #define FAKE_CONSTANTS_DATA ".float 1.0, 2.0, -3.0, 0.5\n .float 0.25, -1.0, 0.0, 4.0\n"
 #elif defined(FAKE_MODEL_NO_WEIGHTS)
 #define FAKE_CONSTANTS_DATA ".space 1\n"
+#elif defined(FAKE_MODEL_WEIGHTS_MMAP_SELF)
+#define FAKE_CONSTANTS_DATA ".quad 40, 0x5eed5eed5eed5eed\n"
 #else
 #define FAKE_CONSTANTS_DATA ".quad 32\n"
 #endif
@@ -83,12 +91,22 @@ constexpr bool WeightsInSo =
 #else
     false;
 #endif
+constexpr bool WeightsMmapSelf =
+#if defined(FAKE_MODEL_WEIGHTS_MMAP_SELF)
+    true;
+#else
+    false;
+#endif
+// Whether the model asks for an external blob (USE_MMAP_EXTERNAL).
 constexpr bool ReadsABlob =
-#if defined(FAKE_MODEL_WEIGHTS_IN_SO) || defined(FAKE_MODEL_NO_WEIGHTS)
+#if defined(FAKE_MODEL_WEIGHTS_IN_SO) || defined(FAKE_MODEL_NO_WEIGHTS) || \
+    defined(FAKE_MODEL_WEIGHTS_MMAP_SELF)
     false;
 #else
     true;
 #endif
+// What the self-mmap'd variant finds at the end of its file.
+const float AppendedWeights[8] = {1.0f, 2.0f, -3.0f, 0.5f, 0.25f, -1.0f, 0.0f, 4.0f};
 const char *const InputNames[] = {"x"};
 const char *const OutputNames[] = {"y", "y_again", "x_row0"};
 const char *const ConstantNames[] = {"w", "b"};
@@ -130,6 +148,11 @@ FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_
     std::memcpy((*Ret)->W, _binary_constants_bin_start, sizeof(Container::W));
     std::memcpy((*Ret)->B, _binary_constants_bin_start + sizeof(Container::W),
                 sizeof(Container::B));
+    (*Ret)->ConstantsLoaded = true;
+  }
+  if (WeightsMmapSelf) {
+    std::memcpy((*Ret)->W, AppendedWeights, sizeof(Container::W));
+    std::memcpy((*Ret)->B, AppendedWeights + 4, sizeof(Container::B));
     (*Ret)->ConstantsLoaded = true;
   }
   return 0;
@@ -199,6 +222,10 @@ FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantFromFolded(Handle, size_
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantsBlobSize(Handle, uint64_t *Size) {
+  if (WeightsMmapSelf) { // the section's first word
+    std::memcpy(Size, _binary_constants_bin_start, sizeof *Size);
+    return 0;
+  }
   if (!ReadsABlob) // what the generated wrapper prints for weights not mmap'd
     return fail("constant blob size is only available for mmap'd weights");
   *Size = BlobBytes;
