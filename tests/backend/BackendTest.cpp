@@ -628,6 +628,7 @@ TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
   EXPECT_EQ(embeddedConstantsSize(FAKE_IN_SO_MODEL_SO), 32u);
   EXPECT_EQ(embeddedConstantsSize(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
   EXPECT_EQ(embeddedConstantsSize(FAKE_MMAP_SELF_MODEL_SO), 16u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_NO_SECTION_MODEL_SO), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(NOT_A_MODEL_SO), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(fixture("garbage.bin")), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(fixture("does-not-exist.so")), std::nullopt);
@@ -666,6 +667,31 @@ TEST(Model, WeightsAppendedToTheSoNeedNoBlob) {
   EXPECT_NE((*M)->notes()[0].find("is not used: the model's weights are appended to its .so"),
             std::string::npos)
       << (*M)->notes()[0];
+}
+
+TEST(Model, AModelWithoutAConstantsSectionLoadsWithANote) {
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_NO_SECTION_MODEL_SO, cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  ASSERT_EQ((*M)->notes().size(), 1u);
+  EXPECT_NE((*M)->notes()[0].find(": cannot tell whether the model holds its 2 constants (its "
+                                  ".so defines no _binary_constants_bin_start/_end)"),
+            std::string::npos)
+      << (*M)->notes()[0];
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX()});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectY((*Out)[0], 3);
+}
+
+TEST(Model, ARefusalNamesTheFirstFiveConstants) {
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_MANY_NO_WEIGHTS_MODEL_SO, cpu());
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+  EXPECT_NE(M.error().message().find(
+                "7 constants (112 bytes) are neither in its .so nor in a weights blob: "
+                "fc.weight, fc.bias, layers.2.weight, layers.3.weight, layers.4.weight, "
+                "and 2 more."),
+            std::string::npos)
+      << M.error().message();
 }
 
 TEST(Model, AModelWithoutWeightsIsRefusedBeforeItRuns) {

@@ -32,6 +32,8 @@
 //                           GetConstantsBlobSize returns size + 8; the
 //                           constants are loaded at creation (here from the
 //                           weights this file carries)
+//   FAKE_MODEL_NO_SECTION   no constants section; weights it carries, loaded
+//                           at creation; GetConstantsBlobSize fails
 //   FAKE_MODEL_NO_WEIGHTS   package_constants_in_so=False, no on-disk format:
 //                           a 1-byte section, no constants loaded; its run
 //                           crashes as such a model does on a GPU
@@ -68,7 +70,9 @@ constexpr uint64_t BlobBytes = 8 * sizeof(float);
 
 // The constants section, as AOTInductor's weights.S defines it: two global
 // labels around the data, in the model's dynamic symbol table.
-#if defined(FAKE_MODEL_WEIGHTS_IN_SO)
+#if defined(FAKE_MODEL_NO_SECTION)
+// No constants section at all (a model AOTInductor did not generate).
+#elif defined(FAKE_MODEL_WEIGHTS_IN_SO)
 #define FAKE_CONSTANTS_DATA ".float 1.0, 2.0, -3.0, 0.5\n .float 0.25, -1.0, 0.0, 4.0\n"
 #elif defined(FAKE_MODEL_NO_WEIGHTS)
 #define FAKE_CONSTANTS_DATA ".space 1\n"
@@ -77,6 +81,7 @@ constexpr uint64_t BlobBytes = 8 * sizeof(float);
 #else
 #define FAKE_CONSTANTS_DATA ".quad 32\n"
 #endif
+#ifdef FAKE_CONSTANTS_DATA
 asm(".pushsection .rodata\n"
     ".balign 64\n"
     ".globl _binary_constants_bin_start\n"
@@ -85,6 +90,10 @@ asm(".pushsection .rodata\n"
     "_binary_constants_bin_end:\n"
     ".popsection\n");
 extern "C" const unsigned char _binary_constants_bin_start[];
+const unsigned char *const Section = _binary_constants_bin_start;
+#else
+const unsigned char *const Section = nullptr;
+#endif
 constexpr bool WeightsInSo =
 #if defined(FAKE_MODEL_WEIGHTS_IN_SO)
     true;
@@ -100,17 +109,33 @@ constexpr bool WeightsMmapSelf =
 // Whether the model asks for an external blob (USE_MMAP_EXTERNAL).
 constexpr bool ReadsABlob =
 #if defined(FAKE_MODEL_WEIGHTS_IN_SO) || defined(FAKE_MODEL_NO_WEIGHTS) || \
-    defined(FAKE_MODEL_WEIGHTS_MMAP_SELF)
+    defined(FAKE_MODEL_WEIGHTS_MMAP_SELF) || defined(FAKE_MODEL_NO_SECTION)
     false;
 #else
     true;
 #endif
-// What the self-mmap'd variant finds at the end of its file.
+// Loads AppendedWeights at creation: what the self-mmap'd variant finds at
+// the end of its file, and the weights the variant without a section holds.
+constexpr bool CarriesWeights =
+#if defined(FAKE_MODEL_WEIGHTS_MMAP_SELF) || defined(FAKE_MODEL_NO_SECTION)
+    true;
+#else
+    false;
+#endif
 const float AppendedWeights[8] = {1.0f, 2.0f, -3.0f, 0.5f, 0.25f, -1.0f, 0.0f, 4.0f};
 const char *const InputNames[] = {"x"};
 const char *const OutputNames[] = {"y", "y_again", "x_row0"};
-const char *const ConstantNames[] = {"w", "b"};
-const char *const ConstantFQNs[] = {"fc.weight", "fc.bias"};
+// FAKE_MODEL_MANY_CONSTANTS declares five more constants (an error that
+// names constants names only the first few).
+#ifdef FAKE_MODEL_MANY_CONSTANTS
+constexpr size_t NumConstants = 7;
+#else
+constexpr size_t NumConstants = 2;
+#endif
+const char *const ConstantNames[] = {"w", "b", "l2", "l3", "l4", "l5", "l6"};
+const char *const ConstantFQNs[] = {"fc.weight",       "fc.bias",         "layers.2.weight",
+                                    "layers.3.weight", "layers.4.weight", "layers.5.weight",
+                                    "layers.6.weight"};
 
 bool checksEnabled() {
   static const bool On = [] {
@@ -145,12 +170,12 @@ FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_
     return fail(std::string("fake model is compiled for cpu, got ") + (DeviceStr ? DeviceStr : "null"));
   *Ret = new Container;
   if (WeightsInSo) { // load_constants() of a model that holds its weights
-    std::memcpy((*Ret)->W, _binary_constants_bin_start, sizeof(Container::W));
-    std::memcpy((*Ret)->B, _binary_constants_bin_start + sizeof(Container::W),
+    std::memcpy((*Ret)->W, Section, sizeof(Container::W));
+    std::memcpy((*Ret)->B, Section + sizeof(Container::W),
                 sizeof(Container::B));
     (*Ret)->ConstantsLoaded = true;
   }
-  if (WeightsMmapSelf) {
+  if (CarriesWeights) {
     std::memcpy((*Ret)->W, AppendedWeights, sizeof(Container::W));
     std::memcpy((*Ret)->B, AppendedWeights + 4, sizeof(Container::B));
     (*Ret)->ConstantsLoaded = true;
@@ -186,44 +211,44 @@ FAKE_EXPORT int32_t AOTInductorModelContainerGetOutputName(Handle, size_t I, con
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetNumConstants(Handle, size_t *N) {
-  *N = 2;
+  *N = NumConstants;
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantName(Handle, size_t I, const char **Name) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Name = ConstantNames[I];
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantOriginalFQN(Handle, size_t I,
                                                                     const char **Name) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Name = ConstantFQNs[I];
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDtype(Handle, size_t I, int32_t *DType) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *DType = aoti_torch_dtype_float32();
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDataSize(Handle, size_t I, size_t *Size) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Size = 4 * sizeof(float);
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantFromFolded(Handle, size_t I,
                                                                    bool *Folded) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Folded = false;
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantsBlobSize(Handle, uint64_t *Size) {
   if (WeightsMmapSelf) { // the section's first word
-    std::memcpy(Size, _binary_constants_bin_start, sizeof *Size);
+    std::memcpy(Size, Section, sizeof *Size);
     return 0;
   }
   if (!ReadsABlob) // what the generated wrapper prints for weights not mmap'd
