@@ -407,6 +407,15 @@ std::optional<uint64_t> embeddedConstantsSize(const std::string &SoPath) {
   const auto *Elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(File->getBinary());
   if (!Elf)
     return std::nullopt;
+  // A table whose header claims more than the file holds is not read (LLVM
+  // would walk every entry it claims).
+  const uint64_t FileSize = Elf->getData().size();
+  auto Sound = [&](unsigned Type) {
+    for (llvm::object::ELFSectionRef Sec : Elf->sections())
+      if (Sec.getType() == Type)
+        return Sec.getOffset() <= FileSize && Sec.getSize() <= FileSize - Sec.getOffset();
+    return false;
+  };
   // Both symbols from one table: AOTInductor emits them global (so in
   // .dynsym), a model linked with hidden visibility keeps them in .symtab.
   auto Span = [&](auto Symbols) -> std::optional<uint64_t> {
@@ -415,11 +424,11 @@ std::optional<uint64_t> embeddedConstantsSize(const std::string &SoPath) {
       llvm::Expected<llvm::StringRef> Name = Sym.getName();
       llvm::Expected<uint64_t> Value = Sym.getValue();
       llvm::Expected<uint32_t> Flags = Sym.getFlags();
-      if (!Name || !Value || !Flags) {
+      if (!Name || !Value || !Flags) { // a malformed table: stop reading it
         llvm::consumeError(Name.takeError());
         llvm::consumeError(Value.takeError());
         llvm::consumeError(Flags.takeError());
-        continue;
+        break;
       }
       if (*Flags & llvm::object::SymbolRef::SF_Undefined)
         continue;
@@ -432,9 +441,12 @@ std::optional<uint64_t> embeddedConstantsSize(const std::string &SoPath) {
       return *E - *S;
     return std::nullopt;
   };
-  if (std::optional<uint64_t> D = Span(Elf->getDynamicSymbolIterators()))
-    return D;
-  return Span(Elf->symbols());
+  if (Sound(llvm::ELF::SHT_DYNSYM))
+    if (std::optional<uint64_t> D = Span(Elf->getDynamicSymbolIterators()))
+      return D;
+  if (Sound(llvm::ELF::SHT_SYMTAB))
+    return Span(Elf->symbols());
+  return std::nullopt;
 }
 
 // --- A minimal JSON object reader ------------------------------------------

@@ -21,6 +21,7 @@
 extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -629,6 +630,16 @@ TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
   EXPECT_EQ(embeddedConstantsSize(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
   EXPECT_EQ(embeddedConstantsSize(FAKE_MMAP_SELF_MODEL_SO), 16u);
   EXPECT_EQ(embeddedConstantsSize(FAKE_NO_SECTION_MODEL_SO), std::nullopt);
+  // From .dynsym, where AOTInductor's models have them, and from .symtab
+  // (the weights-in-.so build hides them).
+  auto Exported = [](const char *So) {
+    Expected<DynamicImports> D = readDynamicImports(So);
+    return D && std::find(D->Exports.begin(), D->Exports.end(),
+                          "_binary_constants_bin_start") != D->Exports.end();
+  };
+  EXPECT_TRUE(Exported(FAKE_MODEL_SO));
+  EXPECT_TRUE(Exported(FAKE_NO_WEIGHTS_MODEL_SO));
+  EXPECT_FALSE(Exported(FAKE_IN_SO_MODEL_SO));
   EXPECT_EQ(embeddedConstantsSize(NOT_A_MODEL_SO), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(fixture("garbage.bin")), std::nullopt);
   EXPECT_EQ(embeddedConstantsSize(fixture("does-not-exist.so")), std::nullopt);

@@ -69,7 +69,10 @@ struct Container {
 constexpr uint64_t BlobBytes = 8 * sizeof(float);
 
 // The constants section, as AOTInductor's weights.S defines it: two global
-// labels around the data, in the model's dynamic symbol table.
+// labels around the data, in the model's dynamic symbol table (AOTInductor
+// compiles without -fvisibility; this file is built with hidden, so the
+// declarations below say default). FAKE_MODEL_HIDDEN_SECTION keeps them out
+// of .dynsym, in .symtab only.
 #if defined(FAKE_MODEL_NO_SECTION)
 // No constants section at all (a model AOTInductor did not generate).
 #elif defined(FAKE_MODEL_WEIGHTS_IN_SO)
@@ -82,14 +85,27 @@ constexpr uint64_t BlobBytes = 8 * sizeof(float);
 #define FAKE_CONSTANTS_DATA ".quad 32\n"
 #endif
 #ifdef FAKE_CONSTANTS_DATA
+#ifdef FAKE_MODEL_HIDDEN_SECTION
+#define FAKE_SECTION_HIDDEN ".hidden _binary_constants_bin_start, _binary_constants_bin_end\n"
+#else
+#define FAKE_SECTION_HIDDEN ""
+#endif
 asm(".pushsection .rodata\n"
     ".balign 64\n"
     ".globl _binary_constants_bin_start\n"
     "_binary_constants_bin_start:\n" FAKE_CONSTANTS_DATA
-    ".globl _binary_constants_bin_end\n"
+    ".globl _binary_constants_bin_end\n" FAKE_SECTION_HIDDEN
     "_binary_constants_bin_end:\n"
     ".popsection\n");
-extern "C" const unsigned char _binary_constants_bin_start[];
+#ifdef FAKE_MODEL_HIDDEN_SECTION
+#define FAKE_SECTION_VISIBILITY "hidden"
+#else
+#define FAKE_SECTION_VISIBILITY "default"
+#endif
+extern "C" __attribute__((visibility(FAKE_SECTION_VISIBILITY))) const unsigned char
+    _binary_constants_bin_start[];
+extern "C" __attribute__((visibility(FAKE_SECTION_VISIBILITY))) const unsigned char
+    _binary_constants_bin_end[];
 const unsigned char *const Section = _binary_constants_bin_start;
 #else
 const unsigned char *const Section = nullptr;
