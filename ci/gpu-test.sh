@@ -36,13 +36,17 @@ mkdir -p "$OUT" "$MODELS"
 export PYTHONUNBUFFERED=1
 CUDA_LIB=${CUDA_LIB:-/usr/local/cuda/targets/x86_64-linux/lib}
 export LD_LIBRARY_PATH="$CARRY/lib:$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The shims' convolution fallback links oneDNN (carried in deps/, see stage)
+# and cuDNN 9, which torch's wheel brings on the GPU machine.
+CUDNN_LIB=${CUDNN_LIB:-$($PY -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)}
+export LD_LIBRARY_PATH="$CARRY/deps${CUDNN_LIB:+:$CUDNN_LIB}:$LD_LIBRARY_PATH"
 status=0
 
 phase_stage() {
   local B=${BUILD:-$ROOT/build-backend} AUDIT=${AUDIT:-$ROOT/build/bin/aoti-audit}
   ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test || return 1
-  rm -rf "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj
-  mkdir -p "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/models
+  rm -rf "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/deps
+  mkdir -p "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/models "$CARRY"/deps
   for b in aoti-run aoti-run-no-whole-archive aoti-run-no-export-dynamic aoti-run-static-cudart \
            aoti-run-dup-ahead aoti-run-dup-behind-exe shims_cuda_test; do
     strip -g -o "$CARRY/bin/$b" "$B/bin/$b"
@@ -60,7 +64,13 @@ phase_stage() {
   strip -g "$CARRY/obj/aoti-run-partial.o"
   # The binaries share LLVM's code: one solid archive travels in a fraction
   # of their size (unpacked by the unpack phase).
-  tar -C "$CARRY" -cJf "$CARRY/bin.tar.xz" bin obj && rm -rf "$CARRY/bin" "$CARRY/obj"
+  # libaoti_shims needs oneDNN (the CPU convolution fallback), which needs
+  # the OpenCL ICD loader; the GPU machine has neither (40 MB raw, 7 MB in
+  # the tarball). libgomp is left to the machine's own.
+  for l in libdnnl.so.2 libOpenCL.so.1; do
+    cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l {print $NF; exit}')" "$CARRY/deps/$l" || return 1
+  done
+  tar -C "$CARRY" -cJf "$CARRY/bin.tar.xz" bin obj deps && rm -rf "$CARRY/bin" "$CARRY/obj" "$CARRY/deps"
   [ -n "${MODELS_TAR:-}" ] && cp $MODELS_TAR "$CARRY/models/"
   du -sh "$CARRY"; ls -la "$CARRY"/*
 }

@@ -13,6 +13,8 @@ packages=(
   hyperfine                            # bench/ only
   groff-base                           # tests/cli: the man page renders
   python3-jsonschema                   # tests/sarif: SARIF schema validation
+  libdnnl-dev                          # shims: CPU convolution fallback (oneDNN 2.6)
+  libopenblas-dev                      # shims: CPU GEMM fallbacks (cblas)
 )
 
 missing=()

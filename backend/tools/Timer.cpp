@@ -27,6 +27,10 @@ public:
         .count();
   }
   Status synchronize() override { return Status::success(); }
+  Expected<std::unique_ptr<CapturedRun>>
+  capture(const std::function<Status()> &) override {
+    return Error(ErrorKind::InvalidArgument, "CUDA graphs need a CUDA device");
+  }
 
 private:
   std::chrono::steady_clock::time_point T0;
@@ -36,6 +40,25 @@ private:
 Error cudaError(const char *What, cudaError_t E) {
   return Error(ErrorKind::RunFailed, std::string(What) + ": " + cudaGetErrorString(E));
 }
+
+class CudaGraphRun final : public CapturedRun {
+public:
+  CudaGraphRun(cudaGraph_t G, cudaGraphExec_t E, cudaStream_t S) : Graph(G), Exec(E), Stream(S) {}
+  ~CudaGraphRun() override {
+    cudaGraphExecDestroy(Exec);
+    cudaGraphDestroy(Graph);
+  }
+  Status replay() override {
+    if (cudaError_t E = cudaGraphLaunch(Exec, Stream); E != cudaSuccess)
+      return cudaError("replaying the CUDA graph", E);
+    return Status::success();
+  }
+
+private:
+  cudaGraph_t Graph;
+  cudaGraphExec_t Exec;
+  cudaStream_t Stream;
+};
 
 class CudaContext final : public DeviceContext {
 public:
@@ -73,6 +96,36 @@ public:
     if (cudaError_t E = cudaStreamSynchronize(Stream); E != cudaSuccess)
       return cudaError("waiting for the stream", E);
     return Status::success();
+  }
+  Expected<std::unique_ptr<CapturedRun>>
+  capture(const std::function<Status()> &Body) override {
+    if (Status S = synchronize(); !S)
+      return S.takeError();
+    if (cudaError_t E = cudaStreamBeginCapture(Stream, cudaStreamCaptureModeRelaxed);
+        E != cudaSuccess)
+      return cudaError("cannot start a CUDA graph capture", E);
+    Status Ran = Body();
+    cudaGraph_t Graph = nullptr;
+    // Always end the capture, so the stream leaves capture mode.
+    cudaError_t Ended = cudaStreamEndCapture(Stream, &Graph);
+    if (!Ran) {
+      if (Graph)
+        cudaGraphDestroy(Graph);
+      (void)cudaGetLastError();
+      return Ran.takeError();
+    }
+    if (Ended != cudaSuccess) {
+      (void)cudaGetLastError();
+      return cudaError("the run cannot be captured into a CUDA graph", Ended);
+    }
+    cudaGraphExec_t Exec = nullptr;
+    if (cudaError_t E =
+            cudaGraphInstantiateWithFlags(&Exec, Graph, cudaGraphInstantiateFlagAutoFreeOnLaunch);
+        E != cudaSuccess) {
+      cudaGraphDestroy(Graph);
+      return cudaError("cannot instantiate the captured CUDA graph", E);
+    }
+    return std::unique_ptr<CapturedRun>(std::make_unique<CudaGraphRun>(Graph, Exec, Stream));
   }
 
 private:

@@ -331,6 +331,63 @@ AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, At
 AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                       AtenTensorHandle mat2);
 
+/* ------------------------------------------------------------------------ */
+/* Fallback ops: convolution (aten::convolution; CPU on oneDNN, CUDA on     */
+/* cuDNN). Signatures of torch 2.11's generated c_shim_cpu.h/c_shim_cuda.h. */
+/* ------------------------------------------------------------------------ */
+
+/* *ret0 = a new tensor: the 1-d, 2-d or 3-d (transposed) convolution of a
+ * batched input [N, C, ...] with weight [O, C/groups, k...] (transposed:
+ * [C, O/groups, k...]). bias may be null or point to null (no bias). Each
+ * list has 1 or (weight dim - 2) values. float32, float16, bfloat16 (on the
+ * CPU the half types only where oneDNN runs them). The output has the
+ * strides torch's meta/fake convolution gives (contiguous, or channels-last
+ * when input or weight is; see docs/shims.md). float32 on CUDA never uses
+ * TF32. In a build without CUDA the CUDA one fails with a message. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu_convolution(
+    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias,
+    const int64_t* stride, int64_t stride_len_, const int64_t* padding,
+    int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
+    int32_t transposed, const int64_t* output_padding,
+    int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda_convolution(
+    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias,
+    const int64_t* stride, int64_t stride_len_, const int64_t* padding,
+    int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
+    int32_t transposed, const int64_t* output_padding,
+    int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
+/* Attention fallbacks: scaled dot-product attention, forward only          */
+/* ------------------------------------------------------------------------ */
+/* torch 2.11's signatures (generated/c_shim_cuda.h, c_shim_cpu.h). query is
+ * [B, H, Lq, E], key [B, Hk, Lk, E], value [B, Hk, Lk, Ev], any strides and
+ * offsets, one of float32, float16, bfloat16 (accumulated in float32); Hk
+ * may divide H (grouped-query attention). An optional tensor argument
+ * (AtenTensorHandle*) is None when null; attn_bias/attn_mask is bool
+ * (true = attend) or float (added to the scaled scores) and broadcasts to
+ * [B, H, Lq, Lk]. scale null means 1/sqrt(E). dropout_p must be 0 (export
+ * in eval mode). Every output is shaped and strided as torch's meta
+ * function makes it; a null output pointer skips that output; ret pointers
+ * for outputs that are None get a null handle. See docs/shims.md. */
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias,
+    int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, double* scale,
+    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p,
+    int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0,
+    AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4,
+    int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias,
+    int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, int32_t return_debug_mask,
+    double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
+    AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6,
+    AtenTensorHandle* ret7, AtenTensorHandle* ret8);
+AOTI_SHIMS_API AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p,
+    int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0,
+    AtenTensorHandle* ret1);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,360 @@
+//===- cpu/attention.cpp - Scaled dot-product attention on the host --------===//
+//
+// Exact (not online) softmax, blocked by query rows, in float32 whatever the
+// element type; the (batch, key/value head) pairs are shared out to one
+// thread per core when the call is big enough (>= 4M multiply-adds):
+//   for each batch b and key/value head kh:
+//     pack K[b,kh] (Lk x E) and V[b,kh] (Lk x Ev) into contiguous float32
+//     (reading any strides and converting bf16/f16), once for all the query
+//     heads that share them (grouped-query attention copies nothing else);
+//     for each of those query heads h, for each block of up to 64 rows:
+//       pack Q rows; S = scale * Q K^T            (SGEMM)
+//       per row: apply the causal limit and the mask, subtract the row max,
+//       exponentiate, sum (the softmax denominator l; lse = max + log l)
+//       O = P V                                   (SGEMM)
+//       out[i] = O[i] / l, converted and stored through out's strides.
+// The GEMMs are OpenBLAS's cblas_sgemm (its own threads) when the build has
+// it (AOTI_SHIMS_HAVE_OPENBLAS, as for the GEMM fallbacks), else plain loops,
+// on packed operands so that strides and dtypes never reach BLAS. Memory is
+// O(64 x Lk + Lk x (E + Ev)) floats per call.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/attention.h"
+
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace aoti::shims::ops {
+namespace {
+
+constexpr int64_t kRowBlock = 64;
+
+float bitsToFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+uint32_t floatToBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1f;
+  const uint32_t mantissa = h & 0x3ff;
+  if (exponent == 0) { // zero or subnormal: mantissa * 2^-24
+    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 31) // inf or NaN
+    return bitsToFloat(sign | 0x7f800000 | (mantissa << 13));
+  return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+// Round to nearest, ties to even, as torch's conversion does.
+uint16_t floatToHalf(float value) {
+  const uint32_t bits = floatToBits(value);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  const uint32_t magnitude = bits & 0x7fffffff;
+  if (magnitude >= 0x7f800000) // inf or NaN
+    return sign | (magnitude > 0x7f800000 ? 0x7e00 : 0x7c00);
+  if (magnitude >= 0x477ff000) // >= 65520 rounds to infinity
+    return sign | 0x7c00;
+  if (magnitude < 0x38800000) { // below 2^-14: a subnormal half (or zero)
+    // Exact scaling by a power of two, then the default (nearest-even)
+    // rounding; 1024 comes out as the smallest normal's encoding.
+    const float scaled = bitsToFloat(magnitude) * 0x1p24f;
+    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
+  }
+  uint32_t half = ((((magnitude >> 23) - 127 + 15) << 10) |
+                   ((magnitude & 0x7fffff) >> 13));
+  const uint32_t rest = magnitude & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // a carry into the exponent is still the right encoding
+  return sign | static_cast<uint16_t>(half);
+}
+
+uint16_t floatToBFloat16(float value) {
+  const uint32_t bits = floatToBits(value);
+  if ((bits & 0x7fffffff) > 0x7f800000)
+    return static_cast<uint16_t>((bits >> 16) | 0x40); // quiet NaN
+  return static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+float loadElement(const void *base, int64_t offset, AttentionElement type) {
+  switch (type) {
+  case AttentionElement::Float32:
+    return static_cast<const float *>(base)[offset];
+  case AttentionElement::Float16:
+    return halfToFloat(static_cast<const uint16_t *>(base)[offset]);
+  case AttentionElement::BFloat16:
+    return bitsToFloat(
+        uint32_t{static_cast<const uint16_t *>(base)[offset]} << 16);
+  }
+  return 0.0f;
+}
+
+void storeElement(void *base, int64_t offset, AttentionElement type,
+                  float value) {
+  switch (type) {
+  case AttentionElement::Float32:
+    static_cast<float *>(base)[offset] = value;
+    return;
+  case AttentionElement::Float16:
+    static_cast<uint16_t *>(base)[offset] = floatToHalf(value);
+    return;
+  case AttentionElement::BFloat16:
+    static_cast<uint16_t *>(base)[offset] = floatToBFloat16(value);
+    return;
+  }
+}
+
+// The additive bias the mask gives score (b, h, i, j): 0 or -inf for a
+// boolean mask.
+float maskBias(const AttentionArgs &a, int64_t offset) {
+  switch (a.maskKind) {
+  case AttentionMask::None:
+    return 0.0f;
+  case AttentionMask::Bool:
+    return static_cast<const uint8_t *>(a.mask)[offset]
+               ? 0.0f
+               : -std::numeric_limits<float>::infinity();
+  case AttentionMask::Float32:
+    return loadElement(a.mask, offset, AttentionElement::Float32);
+  case AttentionMask::Float16:
+    return loadElement(a.mask, offset, AttentionElement::Float16);
+  case AttentionMask::BFloat16:
+    return loadElement(a.mask, offset, AttentionElement::BFloat16);
+  }
+  return 0.0f;
+}
+
+// C[M x N] = alpha * A[M x K] * op(B), row-major, where op(B) is B[K x N]
+// or, with transB, B[N x K] transposed. C is overwritten.
+void gemm(bool transB, int64_t M, int64_t N, int64_t K, float alpha,
+          const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+          int64_t ldc) {
+  if (M == 0 || N == 0)
+    return;
+  if (K == 0) {
+    for (int64_t i = 0; i < M; ++i)
+      std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
+    return;
+  }
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
+              alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), 0.0f,
+              C, static_cast<int>(ldc));
+#else
+  // Plain loops, unit-stride innermost: a build without OpenBLAS still runs
+  // attention, only slower.
+  for (int64_t i = 0; i < M; ++i) {
+    float *c = C + i * ldc;
+    const float *a = A + i * lda;
+    if (transB) {
+      for (int64_t j = 0; j < N; ++j) {
+        const float *b = B + j * ldb;
+        float sum = 0.0f;
+        for (int64_t k = 0; k < K; ++k)
+          sum += a[k] * b[k];
+        c[j] = alpha * sum;
+      }
+    } else {
+      std::fill(c, c + N, 0.0f);
+      for (int64_t k = 0; k < K; ++k) {
+        const float scaled = alpha * a[k];
+        const float *b = B + k * ldb;
+        for (int64_t j = 0; j < N; ++j)
+          c[j] += scaled * b[j];
+      }
+    }
+  }
+#endif
+}
+
+// Packs rows [row0, row0 + rows) of a [.., L, D] slice at `base` (element
+// offset) into dst (rows x D, contiguous, float32).
+void packRows(const void *data, AttentionElement type, int64_t base,
+              int64_t rowStride, int64_t colStride, int64_t row0, int64_t rows,
+              int64_t cols, float *dst) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t rowBase = base + (row0 + r) * rowStride;
+    float *out = dst + r * cols;
+    if (type == AttentionElement::Float32 && colStride == 1) {
+      std::memcpy(out, static_cast<const float *>(data) + rowBase,
+                  static_cast<size_t>(cols) * sizeof(float));
+      continue;
+    }
+    for (int64_t c = 0; c < cols; ++c)
+      out[c] = loadElement(data, rowBase + c * colStride, type);
+  }
+}
+
+} // namespace
+
+namespace {
+
+// Per-thread buffers: one key/value head packed, one block of query rows,
+// its scores and outputs.
+struct Workspace {
+  std::vector<float> keys, values, queries, scores, outputs;
+  std::vector<float> denominators, lses;
+  Workspace(int64_t Lk, int64_t ldq, int64_t lds, int64_t ldv, int64_t E,
+            int64_t Ev)
+      : keys(static_cast<size_t>(Lk * E)), values(static_cast<size_t>(Lk * Ev)),
+        queries(static_cast<size_t>(kRowBlock * ldq)),
+        scores(static_cast<size_t>(kRowBlock * lds)),
+        outputs(static_cast<size_t>(kRowBlock * ldv)),
+        denominators(kRowBlock), lses(kRowBlock) {}
+};
+
+// Every query head that reads key/value head kh of batch b.
+void attendKvHead(const AttentionArgs &a, int64_t b, int64_t kh,
+                  Workspace &w) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t Lq = a.queryLen;
+  const int64_t Lk = a.keyLen;
+  const int64_t E = a.headDim;
+  const int64_t Ev = a.valueDim;
+  const int64_t group = a.heads / a.kvHeads;
+  // Leading dimensions of the packed buffers; BLAS wants them >= 1.
+  const int64_t ldq = std::max<int64_t>(E, 1);
+  const int64_t lds = std::max<int64_t>(Lk, 1);
+  const int64_t ldv = std::max<int64_t>(Ev, 1);
+
+  packRows(a.key, a.element, b * a.keyStrides[0] + kh * a.keyStrides[1],
+           a.keyStrides[2], a.keyStrides[3], 0, Lk, E, w.keys.data());
+  packRows(a.value, a.element,
+           b * a.valueStrides[0] + kh * a.valueStrides[1], a.valueStrides[2],
+           a.valueStrides[3], 0, Lk, Ev, w.values.data());
+  for (int64_t h = kh * group; h < (kh + 1) * group; ++h) {
+    for (int64_t i0 = 0; i0 < Lq; i0 += kRowBlock) {
+      const int64_t rows = std::min(kRowBlock, Lq - i0);
+      packRows(a.query, a.element,
+               b * a.queryStrides[0] + h * a.queryStrides[1],
+               a.queryStrides[2], a.queryStrides[3], i0, rows, E,
+               w.queries.data());
+      gemm(/*transB=*/true, rows, Lk, E, a.scale, w.queries.data(), ldq,
+           w.keys.data(), ldq, w.scores.data(), lds);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        float *row = w.scores.data() + r * lds;
+        const int64_t maskRow = b * a.maskStrides[0] + h * a.maskStrides[1] +
+                                i * a.maskStrides[2];
+        // Keys past the causal limit are masked; limit <= Lk.
+        const int64_t limit =
+            a.causal ? std::clamp<int64_t>(i + a.causalOffset + 1, 0, Lk)
+                     : Lk;
+        float rowMax = -inf;
+        for (int64_t j = 0; j < limit; ++j) {
+          if (a.maskKind != AttentionMask::None)
+            row[j] += maskBias(a, maskRow + j * a.maskStrides[3]);
+          rowMax = std::max(rowMax, row[j]);
+        }
+        float sum = 0.0f;
+        if (rowMax == -inf) { // every key masked
+          std::fill(row, row + Lk, 0.0f);
+        } else {
+          for (int64_t j = 0; j < limit; ++j) {
+            row[j] = std::exp(row[j] - rowMax);
+            sum += row[j];
+          }
+          std::fill(row + limit, row + Lk, 0.0f);
+        }
+        w.denominators[r] = sum;
+        w.lses[r] = sum > 0.0f ? rowMax + std::log(sum) : -inf;
+      }
+      gemm(/*transB=*/false, rows, Ev, Lk, 1.0f, w.scores.data(), lds,
+           w.values.data(), ldv, w.outputs.data(), ldv);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        const float reciprocal =
+            w.denominators[r] > 0.0f ? 1.0f / w.denominators[r] : 0.0f;
+        const int64_t outRow = b * a.outStrides[0] + h * a.outStrides[1] +
+                               i * a.outStrides[2];
+        for (int64_t c = 0; c < Ev; ++c)
+          storeElement(a.out, outRow + c * a.outStrides[3], a.element,
+                       w.outputs[r * ldv + c] * reciprocal);
+        if (a.logsumexp)
+          a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                      i * a.logsumexpStrides[2]] = w.lses[r];
+      }
+    }
+    if (a.logsumexp)
+      for (int64_t i = Lq; i < a.logsumexpRows; ++i)
+        a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                    i * a.logsumexpStrides[2]] = inf;
+  }
+}
+
+// Below this many multiply-adds a call runs on the calling thread alone:
+// starting threads would cost more than they save.
+constexpr int64_t kParallelMacs = int64_t{1} << 22;
+
+} // namespace
+
+Error attentionCpu(const AttentionArgs &a) {
+  const int64_t Lk = a.keyLen;
+  const int64_t E = a.headDim;
+  const int64_t Ev = a.valueDim;
+  // cblas takes int dimensions.
+  constexpr int64_t kMaxBlasDim = std::numeric_limits<int>::max();
+  if (Lk > kMaxBlasDim || E > kMaxBlasDim || Ev > kMaxBlasDim)
+    return Error::failure("sequence length ", Lk, " or head dims ", E, "/",
+                          Ev, " exceed what cblas_sgemm takes (",
+                          kMaxBlasDim, ")");
+  const int64_t ldq = std::max<int64_t>(E, 1);
+  const int64_t lds = std::max<int64_t>(Lk, 1);
+  const int64_t ldv = std::max<int64_t>(Ev, 1);
+
+  // Work items: (batch, key/value head) pairs, independent of each other
+  // (each writes its own query heads' rows), shared out to threads. Every
+  // buffer is allocated here, so an allocation failure is an error value
+  // and never an exception inside a thread.
+  const int64_t items = a.batch * a.kvHeads;
+  const int64_t macs =
+      a.batch * a.heads * a.queryLen * Lk * (E + Ev);
+  int64_t threads = 1;
+  if (macs >= kParallelMacs)
+    threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1,
+                                  items);
+  std::vector<Workspace> workspaces;
+  workspaces.reserve(static_cast<size_t>(threads));
+  for (int64_t t = 0; t < threads; ++t)
+    workspaces.emplace_back(Lk, ldq, lds, ldv, E, Ev);
+
+  std::atomic<int64_t> next{0};
+  auto worker = [&](Workspace &w) {
+    for (int64_t item = next++; item < items; item = next++)
+      attendKvHead(a, item / a.kvHeads, item % a.kvHeads, w);
+  };
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker, std::ref(workspaces[t]));
+    } catch (const std::system_error &) {
+      break; // fewer threads; the others take the remaining items
+    }
+  }
+  worker(workspaces[0]);
+  for (std::thread &thread : pool)
+    thread.join();
+  return Error::success();
+}
+
+} // namespace aoti::shims::ops

@@ -1,0 +1,613 @@
+//===- ops/cuda/convolution.cpp - aten::convolution on cuDNN ---------------===//
+//
+// One cuDNN call per convolution, with cuDNN's legacy (v7-style) API:
+//   convolution             cudnnConvolutionForward      (x = input, y = out)
+//   transposed convolution  cudnnConvolutionBackwardData (dy = input,
+//                           dx = out): a transposed convolution is the
+//                           gradient of a convolution with respect to its
+//                           input, and torch's transposed weight
+//                           [C_in, C_out/g, k...] is exactly that forward
+//                           convolution's filter [K, C/g, k...]
+//   bias                    cudnnAddTensor (a [1, C, 1, 1(, 1)] tensor
+//                           broadcast onto the output), or, for a dtype
+//                           cuDNN refuses there, a small kernel of ours
+//                           (bias_add.cu)
+// A 1-d convolution runs as a 2-d one over [N, C, 1, L] (as torch does).
+// A transposed convolution whose output_padding reaches its stride (allowed
+// when below the dilation) has no cuDNN form: it runs unpadded into a
+// temporary, and out is copied from the window at `padding` (torch uses its
+// slow kernels there).
+//
+// Layout. cuDNN's filter descriptor has no strides, only NCHW or NHWC, and its
+// NHWC kernels want NHWC activations too, so everything runs in one layout:
+// NHWC when the output is channels-last (which ops/convolution.cpp decided
+// exactly as torch would), NCHW otherwise. Input and weight are used in place
+// when they are dense in that layout (strides of size-1 dimensions do not
+// matter); otherwise they are first copied into it (as torch's
+// cudnn_convolution does with input.contiguous(memory_format)). The output is
+// written in place.
+//
+// Algorithm. cudnnGetConvolution{Forward,BackwardData}Algorithm_v7 ranks the
+// algorithms by cuDNN's heuristics (torch's default, benchmark=False); the
+// first one whose workspace can be allocated is used and remembered per
+// thread for that shape, layout, dtype and device. The workspace comes from
+// the shims' stream-ordered allocator and is freed, stream-ordered, after
+// the call is enqueued. Everything runs on the calling thread's current
+// stream, through one cudnnHandle per thread and device (as blas.cpp keeps
+// its cuBLAS handles).
+//
+// Arithmetic. float32 convolutions run with CUDNN_FMA_MATH: true float32
+// FMAs, never TF32 (torch.backends.cudnn.allow_tf32 is False in the zoo, and
+// CUDNN_DEFAULT_MATH would let cuDNN use TF32 on Ampere and later).
+// float16 and bfloat16 accumulate in float32 (the descriptor's compute type)
+// and may use tensor cores.
+//
+// The v7 API is deprecated in cuDNN 9 but fully supported; the warnings are
+// silenced for this file only.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/convolution.h"
+
+#include "copy.h"
+#include "cuda/cuda_internal.h"
+#include "cuda/device_scope.h"
+#include "cuda_api.h"
+#include "ops/cuda/bias_add.h"
+
+#include <cudnn.h>
+
+#include <algorithm>
+#include <climits>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace aoti::shims::ops::cuda {
+namespace {
+
+namespace rt = aoti::shims::cuda;
+
+Error check(cudnnStatus_t status, const char *what) {
+  if (status == CUDNN_STATUS_SUCCESS)
+    return Error::success();
+  return Error::failure(what, " failed: ", cudnnGetErrorString(status));
+}
+
+// One cuDNN handle per thread and device: a handle must not be used by two
+// threads at once, and creating one is expensive.
+struct HandleCache {
+  cudnnHandle_t handles[rt::kMaxDevices] = {};
+  ~HandleCache() {
+    for (cudnnHandle_t handle : handles)
+      if (handle)
+        (void)cudnnDestroy(handle);
+  }
+};
+thread_local HandleCache handleCache;
+
+// The handle for `device`, which must be current, bound to its current stream.
+Expected<cudnnHandle_t> handleFor(int32_t device) {
+  cudnnHandle_t &handle = handleCache.handles[device];
+  if (!handle) {
+    if (Error err = check(cudnnCreate(&handle), "cudnnCreate")) {
+      handle = nullptr;
+      return err;
+    }
+  }
+  if (Error err = check(cudnnSetStream(handle, static_cast<cudaStream_t>(
+                                                   rt::currentStream(device))),
+                        "cudnnSetStream"))
+    return err;
+  return handle;
+}
+
+// Owning wrappers of cuDNN's descriptors.
+struct TensorDescDeleter {
+  void operator()(cudnnTensorStruct *d) const {
+    (void)cudnnDestroyTensorDescriptor(d);
+  }
+};
+struct FilterDescDeleter {
+  void operator()(cudnnFilterStruct *d) const {
+    (void)cudnnDestroyFilterDescriptor(d);
+  }
+};
+struct ConvDescDeleter {
+  void operator()(cudnnConvolutionStruct *d) const {
+    (void)cudnnDestroyConvolutionDescriptor(d);
+  }
+};
+using TensorDesc = std::unique_ptr<cudnnTensorStruct, TensorDescDeleter>;
+using FilterDesc = std::unique_ptr<cudnnFilterStruct, FilterDescDeleter>;
+using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, ConvDescDeleter>;
+
+cudnnDataType_t dataType(ScalarType type) {
+  switch (type) {
+  case ScalarType::Float16:
+    return CUDNN_DATA_HALF;
+  case ScalarType::BFloat16:
+    return CUDNN_DATA_BFLOAT16;
+  default:
+    return CUDNN_DATA_FLOAT;
+  }
+}
+
+// Sizes of a 1-d operand viewed as 2-d ([N, C, L] -> [N, C, 1, L]).
+std::vector<int64_t> asCudnnSizes(std::span<const int64_t> sizes) {
+  std::vector<int64_t> result(sizes.begin(), sizes.end());
+  if (result.size() == 3)
+    result.insert(result.begin() + 2, 1);
+  return result;
+}
+
+// Dense strides of `sizes` (4-d or 5-d) in NCHW or NHWC order.
+std::vector<int64_t> layoutStrides(std::span<const int64_t> sizes, bool nhwc) {
+  const size_t n = sizes.size();
+  std::vector<size_t> order; // innermost first
+  if (nhwc) {
+    order.push_back(1);
+    for (size_t d = n; d-- > 2;)
+      order.push_back(d);
+    order.push_back(0);
+  } else {
+    for (size_t d = n; d-- > 0;)
+      order.push_back(d);
+  }
+  std::vector<int64_t> strides(n);
+  int64_t stride = 1;
+  for (size_t d : order) {
+    strides[d] = stride;
+    stride *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+// Whether a tensor with cuDNN-view sizes `sizes` and its own strides (1-d:
+// without the inserted dimension) is dense in the layout whose strides are
+// `wanted`; dimensions of size 1 match any stride.
+bool denseIn(const Tensor &t, std::span<const int64_t> sizes,
+             std::span<const int64_t> wanted) {
+  std::vector<int64_t> own(t.strides().begin(), t.strides().end());
+  if (own.size() == 3)
+    own.insert(own.begin() + 2, wanted[2]); // size 1: free
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 1 && own[d] != wanted[d])
+      return false;
+  return true;
+}
+
+// `t` in place when it is dense in the layout, else a copy in that layout
+// (kept alive in `keep`, freed stream-ordered after the call is enqueued).
+Expected<const Tensor *> inLayout(const Tensor &t, bool nhwc,
+                                  std::optional<Tensor> &keep) {
+  const std::vector<int64_t> sizes = asCudnnSizes(t.sizes());
+  std::vector<int64_t> wanted = layoutStrides(sizes, nhwc);
+  if (denseIn(t, sizes, wanted))
+    return &t;
+  if (t.dim() == 3)
+    wanted.erase(wanted.begin() + 2);
+  Expected<Tensor> copy = Tensor::empty(t.sizes(), wanted, t.dtype(),
+                                        t.device());
+  if (!copy)
+    return copy.takeError();
+  if (Error err = copyTensor(*copy, t, /*nonBlocking=*/true))
+    return err;
+  keep = std::move(*copy);
+  return &*keep;
+}
+
+bool fitsInt(int64_t value) { return value >= 0 && value <= INT_MAX; }
+
+Expected<std::vector<int>> toInts(std::span<const int64_t> values,
+                                  const char *what) {
+  std::vector<int> result;
+  for (int64_t v : values) {
+    if (!fitsInt(v))
+      return Error::failure(what, " value ", v, " does not fit cuDNN's int");
+    result.push_back(static_cast<int>(v));
+  }
+  return result;
+}
+
+Expected<TensorDesc> tensorDesc(std::span<const int64_t> sizes,
+                                std::span<const int64_t> strides,
+                                cudnnDataType_t type) {
+  cudnnTensorDescriptor_t raw = nullptr;
+  if (Error err = check(cudnnCreateTensorDescriptor(&raw),
+                        "cudnnCreateTensorDescriptor"))
+    return err;
+  TensorDesc desc(raw);
+  Expected<std::vector<int>> dims = toInts(sizes, "tensor size");
+  if (!dims)
+    return dims.takeError();
+  Expected<std::vector<int>> steps = toInts(strides, "tensor stride");
+  if (!steps)
+    return steps.takeError();
+  if (Error err = check(cudnnSetTensorNdDescriptor(
+                            raw, type, static_cast<int>(dims->size()),
+                            dims->data(), steps->data()),
+                        "cudnnSetTensorNdDescriptor"))
+    return err;
+  return desc;
+}
+
+// What the heuristics chose for one problem.
+struct AlgoChoice {
+  int algo;
+  cudnnMathType_t math;
+};
+thread_local std::map<std::vector<int64_t>, AlgoChoice> algoCache;
+
+// out += bias, broadcast over [1, C, 1, 1(, 1)]; `sizes` and `strides` are
+// out's in cuDNN's view.
+Error addBias(cudnnHandle_t handle, const Tensor &bias, const Tensor &out,
+              std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  const cudnnDataType_t type = dataType(out.dtype());
+  std::vector<int64_t> biasSizes(sizes.size(), 1);
+  biasSizes[1] = sizes[1];
+  Expected<TensorDesc> bDesc =
+      tensorDesc(biasSizes, layoutStrides(biasSizes, false), type);
+  if (!bDesc)
+    return bDesc.takeError();
+  Expected<TensorDesc> yDesc = tensorDesc(sizes, strides, type);
+  if (!yDesc)
+    return yDesc.takeError();
+  const float one = 1.0f;
+  const cudnnStatus_t status = cudnnAddTensor(
+      handle, &one, bDesc->get(), bias.data(), &one, yDesc->get(), out.data());
+  if (status != CUDNN_STATUS_NOT_SUPPORTED)
+    return check(status, "cudnnAddTensor (bias)");
+  // cuDNN does not add this dtype: our kernel, on the same stream. `out` is
+  // dense, NCHW (channel stride = spatial size) or NHWC (channel stride 1).
+  cudaStream_t stream = nullptr;
+  if (Error err = check(cudnnGetStream(handle, &stream), "cudnnGetStream"))
+    return err;
+  int64_t numel = 1, spatial = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    numel *= sizes[d];
+    if (d >= 2)
+      spatial *= sizes[d];
+  }
+  const bool nhwc = strides[1] == 1 && sizes[1] > 1;
+  const BiasType biasType = out.dtype() == ScalarType::Float16 ? BiasType::Float16
+                            : out.dtype() == ScalarType::BFloat16
+                                ? BiasType::BFloat16
+                                : BiasType::Float32;
+  return rt::checkCuda(launchAddBias(out.data(), bias.data(), numel, sizes[1],
+                                     nhwc ? 1 : spatial, biasType, stream),
+                       "bias kernel launch");
+}
+
+Error run(const ConvProblem &problem, const Tensor &out) {
+  const ConvParams &p = problem.params;
+  const bool nhwc = problem.outputFormat != MemoryFormat::Contiguous;
+  const int32_t device = out.device().index;
+
+  std::optional<Tensor> inputCopy, weightCopy, biasCopy;
+  Expected<const Tensor *> input = inLayout(*problem.input, nhwc, inputCopy);
+  if (!input)
+    return input.takeError();
+  Expected<const Tensor *> weight =
+      inLayout(*problem.weight, nhwc, weightCopy);
+  if (!weight)
+    return weight.takeError();
+  const Tensor *bias = problem.bias;
+  if (bias && bias->strides()[0] != 1) {
+    Expected<Tensor> copy = cloneContiguous(*bias);
+    if (!copy)
+      return copy.takeError();
+    biasCopy = std::move(*copy);
+    bias = &*biasCopy;
+  }
+
+  // The output is allocated in the layout; a degenerate shape whose strides
+  // still differ (only size-1 dimensions can) is computed into a temporary.
+  const std::vector<int64_t> outSizes = asCudnnSizes(out.sizes());
+  const std::vector<int64_t> outStrides = layoutStrides(outSizes, nhwc);
+  std::optional<Tensor> staged;
+  if (!denseIn(out, outSizes, outStrides)) {
+    std::vector<int64_t> strides = outStrides;
+    if (out.dim() == 3)
+      strides.erase(strides.begin() + 2);
+    Expected<Tensor> temp =
+        Tensor::empty(out.sizes(), strides, out.dtype(), out.device());
+    if (!temp)
+      return temp.takeError();
+    staged = std::move(*temp);
+  }
+  const Tensor &result = staged ? *staged : out;
+
+  const cudnnDataType_t type = dataType(out.dtype());
+  const std::vector<int64_t> inSizes = asCudnnSizes((*input)->sizes());
+  const std::vector<int64_t> wSizes = asCudnnSizes((*weight)->sizes());
+  Expected<TensorDesc> xDesc =
+      tensorDesc(inSizes, layoutStrides(inSizes, nhwc), type);
+  if (!xDesc)
+    return xDesc.takeError();
+  Expected<TensorDesc> yDesc = tensorDesc(outSizes, outStrides, type);
+  if (!yDesc)
+    return yDesc.takeError();
+
+  cudnnFilterDescriptor_t rawFilter = nullptr;
+  if (Error err = check(cudnnCreateFilterDescriptor(&rawFilter),
+                        "cudnnCreateFilterDescriptor"))
+    return err;
+  FilterDesc wDesc(rawFilter);
+  Expected<std::vector<int>> filterDims = toInts(wSizes, "weight size");
+  if (!filterDims)
+    return filterDims.takeError();
+  if (Error err = check(
+          cudnnSetFilterNdDescriptor(
+              rawFilter, type, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+              static_cast<int>(filterDims->size()), filterDims->data()),
+          "cudnnSetFilterNdDescriptor"))
+    return err;
+
+  // Convolution: a 1-d one gets a leading (pad 0, stride 1, dilation 1).
+  std::vector<int64_t> pad = p.padding, stride = p.stride,
+                       dilation = p.dilation;
+  if (p.spatialDims == 1) {
+    pad.insert(pad.begin(), 0);
+    stride.insert(stride.begin(), 1);
+    dilation.insert(dilation.begin(), 1);
+  }
+  Expected<std::vector<int>> padI = toInts(pad, "padding");
+  Expected<std::vector<int>> strideI = toInts(stride, "stride");
+  Expected<std::vector<int>> dilationI = toInts(dilation, "dilation");
+  if (!padI)
+    return padI.takeError();
+  if (!strideI)
+    return strideI.takeError();
+  if (!dilationI)
+    return dilationI.takeError();
+  if (!fitsInt(p.groups))
+    return Error::failure("groups ", p.groups, " does not fit cuDNN's int");
+  cudnnConvolutionDescriptor_t rawConv = nullptr;
+  if (Error err = check(cudnnCreateConvolutionDescriptor(&rawConv),
+                        "cudnnCreateConvolutionDescriptor"))
+    return err;
+  ConvDesc convDesc(rawConv);
+  // Half types accumulate in float32 (torch does the same).
+  if (Error err = check(cudnnSetConvolutionNdDescriptor(
+                            rawConv, static_cast<int>(padI->size()),
+                            padI->data(), strideI->data(), dilationI->data(),
+                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                        "cudnnSetConvolutionNdDescriptor"))
+    return err;
+  if (Error err = check(cudnnSetConvolutionGroupCount(
+                            rawConv, static_cast<int>(p.groups)),
+                        "cudnnSetConvolutionGroupCount"))
+    return err;
+  const bool isFloat32 = out.dtype() == ScalarType::Float32;
+  if (Error err = check(cudnnSetConvolutionMathType(
+                            rawConv, isFloat32 ? CUDNN_FMA_MATH
+                                               : CUDNN_TENSOR_OP_MATH),
+                        "cudnnSetConvolutionMathType"))
+    return err;
+
+  rt::ScopedDevice scope(device);
+  if (Error err = scope.takeStatus())
+    return err;
+  Expected<cudnnHandle_t> handle = handleFor(device);
+  if (!handle)
+    return handle.takeError();
+
+  // The algorithm, from the cache or the heuristics' ranking, and its
+  // workspace.
+  std::vector<int64_t> key{device, static_cast<int64_t>(type), nhwc,
+                           p.transposed, p.groups};
+  for (const std::vector<int64_t> *part :
+       std::initializer_list<const std::vector<int64_t> *>{
+           &inSizes, &wSizes, &outSizes, &pad, &stride, &dilation})
+    key.insert(key.end(), part->begin(), part->end());
+  auto workspaceSize = [&](int algo, size_t *bytes) {
+    return p.transposed
+               ? cudnnGetConvolutionBackwardDataWorkspaceSize(
+                     *handle, wDesc.get(), xDesc->get(), rawConv,
+                     yDesc->get(),
+                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), bytes)
+               : cudnnGetConvolutionForwardWorkspaceSize(
+                     *handle, xDesc->get(), wDesc.get(), rawConv,
+                     yDesc->get(), static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                     bytes);
+  };
+  // The heuristics' ranking of the algorithms that support this problem.
+  std::vector<AlgoChoice> candidates;
+  auto rank = [&]() -> Error {
+    candidates.clear();
+    int returned = 0;
+    if (p.transposed) {
+      cudnnConvolutionBwdDataAlgoPerf_t
+          perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      if (Error err = check(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                                *handle, wDesc.get(), xDesc->get(), rawConv,
+                                yDesc->get(),
+                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                &returned, perf),
+                            "cudnnGetConvolutionBackwardDataAlgorithm_v7"))
+        return err;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS)
+          candidates.push_back(
+              {static_cast<int>(perf[i].algo), perf[i].mathType});
+    } else {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      if (Error err = check(cudnnGetConvolutionForwardAlgorithm_v7(
+                                *handle, xDesc->get(), wDesc.get(), rawConv,
+                                yDesc->get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                &returned, perf),
+                            "cudnnGetConvolutionForwardAlgorithm_v7"))
+        return err;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS)
+          candidates.push_back(
+              {static_cast<int>(perf[i].algo), perf[i].mathType});
+    }
+    return Error::success();
+  };
+
+  const float one = 1.0f, zero = 0.0f;
+  // Runs the first candidate that works; remembers it for this shape.
+  auto attempt = [&]() -> Error {
+    Error last =
+        Error::failure("cuDNN found no algorithm for this convolution");
+    for (AlgoChoice choice : candidates) {
+      // float32 never takes a tensor-op (TF32) variant.
+      if (isFloat32)
+        choice.math = CUDNN_FMA_MATH;
+      if (Error err = check(cudnnSetConvolutionMathType(rawConv, choice.math),
+                            "cudnnSetConvolutionMathType"))
+        return err;
+      size_t bytes = 0;
+      if (Error err = check(workspaceSize(choice.algo, &bytes),
+                            "cudnnGetConvolutionWorkspaceSize")) {
+        last = std::move(err);
+        continue;
+      }
+      void *workspace = nullptr;
+      if (bytes > 0) {
+        Expected<void *> memory = rt::allocate(device, bytes);
+        if (!memory) {
+          last = memory.takeError();
+          continue;
+        }
+        workspace = *memory;
+      }
+      cudnnStatus_t status =
+          p.transposed
+              ? cudnnConvolutionBackwardData(
+                    *handle, &one, wDesc.get(), (*weight)->data(), xDesc->get(),
+                    (*input)->data(), rawConv,
+                    static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo),
+                    workspace, bytes, &zero, yDesc->get(), result.data())
+              : cudnnConvolutionForward(
+                    *handle, &one, xDesc->get(), (*input)->data(), wDesc.get(),
+                    (*weight)->data(), rawConv,
+                    static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo),
+                    workspace, bytes, &zero, yDesc->get(), result.data());
+      if (workspace)
+        rt::release(workspace, out.device());
+      if (Error err = check(status, p.transposed ? "cudnnConvolutionBackwardData"
+                                                 : "cudnnConvolutionForward")) {
+        last = std::move(err);
+        continue;
+      }
+      algoCache[key] = choice;
+      last = Error::success();
+      break;
+    }
+    return last;
+  };
+
+  // A cached choice can still fail where the heuristics' first pick would
+  // not (another tensor's alignment, say): then rank afresh.
+  const auto cached = algoCache.find(key);
+  const bool fromCache = cached != algoCache.end();
+  if (fromCache) {
+    candidates.push_back(cached->second);
+  } else if (Error err = rank()) {
+    return err;
+  }
+  Error last = attempt();
+  if (last && fromCache) {
+    algoCache.erase(key);
+    if (Error err = rank())
+      return err;
+    last = attempt();
+  }
+  if (last)
+    return last;
+
+  if (bias)
+    if (Error err = addBias(*handle, *bias, result, outSizes, outStrides))
+      return err;
+  if (staged)
+    return copyTensor(out, *staged, /*nonBlocking=*/true);
+  return Error::success();
+}
+
+// A transposed convolution with some output_padding >= its stride has no
+// cuDNN form (the output is longer than any convolution's input that gives
+// `input` back). It is computed without padding, into the full-length
+// result, of which out is the window starting at `padding`; output positions
+// past the full result (output_padding > padding) receive no input and are
+// zero before the bias.
+Error croppedTransposed(const ConvProblem &problem, const Tensor &out) {
+  ConvProblem full = problem;
+  full.bias = nullptr;
+  full.outputFormat = MemoryFormat::Contiguous;
+  const ConvParams &p = problem.params;
+  std::fill(full.params.padding.begin(), full.params.padding.end(), 0);
+  std::fill(full.params.outputPadding.begin(), full.params.outputPadding.end(),
+            0);
+  std::vector<int64_t> fullSizes(out.sizes().begin(), out.sizes().end());
+  std::vector<int64_t> window = fullSizes;
+  bool zeroFirst = false;
+  for (int64_t i = 0; i < p.spatialDims; ++i) {
+    const size_t d = static_cast<size_t>(i + 2);
+    fullSizes[d] = (problem.input->sizes()[d] - 1) * p.stride[i] +
+                   p.dilation[i] * (problem.weight->sizes()[d] - 1) + 1;
+    window[d] = std::max<int64_t>(
+        0, std::min(out.sizes()[d], fullSizes[d] - p.padding[i]));
+    zeroFirst |= p.outputPadding[i] > p.padding[i];
+  }
+  Expected<Tensor> temp =
+      Tensor::emptyContiguous(fullSizes, out.dtype(), out.device());
+  if (!temp)
+    return temp.takeError();
+  if (Error err = run(full, *temp))
+    return err;
+  const int32_t device = out.device().index;
+  if (zeroFirst)
+    if (Error err = rt::zeroBytes(
+            out.data(), static_cast<size_t>(out.numel()) * out.itemSize(),
+            device))
+      return err;
+  int64_t offset = temp->storageOffset();
+  for (int64_t i = 0; i < p.spatialDims; ++i)
+    offset += p.padding[i] * temp->strides()[static_cast<size_t>(i + 2)];
+  Expected<Tensor> source = Tensor::make(temp->storage(), out.dtype(), window,
+                                         temp->strides(), offset);
+  if (!source)
+    return source.takeError();
+  Expected<Tensor> target = Tensor::make(out.storage(), out.dtype(), window,
+                                         out.strides(), out.storageOffset());
+  if (!target)
+    return target.takeError();
+  if (target->numel() > 0)
+    if (Error err = copyTensor(*target, *source, /*nonBlocking=*/true))
+      return err;
+  if (!problem.bias)
+    return Error::success();
+  const Tensor *bias = problem.bias;
+  std::optional<Tensor> biasCopy;
+  if (bias->strides()[0] != 1) {
+    Expected<Tensor> copy = cloneContiguous(*bias);
+    if (!copy)
+      return copy.takeError();
+    biasCopy = std::move(*copy);
+    bias = &*biasCopy;
+  }
+  rt::ScopedDevice scope(device);
+  if (Error err = scope.takeStatus())
+    return err;
+  Expected<cudnnHandle_t> handle = handleFor(device);
+  if (!handle)
+    return handle.takeError();
+  const std::vector<int64_t> sizes = asCudnnSizes(out.sizes());
+  return addBias(*handle, *bias, out, sizes, layoutStrides(sizes, false));
+}
+
+} // namespace
+
+Error convolution(const ConvProblem &problem, const Tensor &out) {
+  if (problem.params.transposed && problem.params.isOutputPaddingBig())
+    return croppedTransposed(problem, out);
+  return run(problem, out);
+}
+
+} // namespace aoti::shims::ops::cuda

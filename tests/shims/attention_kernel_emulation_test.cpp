@@ -1,0 +1,321 @@
+//===- attention_kernel_emulation_test.cpp - CUDA attention kernels on CPU -===//
+//
+// Runs the two CUDA attention kernels of shims/src/ops/cuda/attention.cu,
+// compiled as host C++, on CPU threads: one std::thread per CUDA thread of
+// a block, __syncthreads() as a 256-way std::barrier, warp shuffles as a
+// 32-way exchange through memory, dynamic shared memory as one array. The
+// grid's blocks run one after another. What this proves without a GPU: the
+// kernels' indexing, tiling, masking, online softmax and warp-uniform
+// control flow (a divergent shuffle or barrier would deadlock here) give
+// the reference's results, for every PerLane instantiation and dtype.
+// What it cannot prove: anything about the real device (expf's ulp
+// error, memory model, launch limits): shims_cuda_test does that on a GPU.
+//
+//===----------------------------------------------------------------------===//
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <math_constants.h>
+
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+// --- A CUDA execution model on host threads -------------------------------
+#undef __global__
+#undef __device__
+#undef __shared__
+#undef __launch_bounds__
+#define __global__
+#define __device__
+#define __shared__
+#define __launch_bounds__(threads)
+
+namespace emulation {
+thread_local uint3 threadIdx;
+thread_local uint3 blockIdx;
+std::barrier<> *blockBarrier = nullptr;
+struct Warp {
+  std::barrier<> barrier{32};
+  float slots[32];
+};
+Warp *warps = nullptr;
+
+float exchange(float value, int sourceLane) {
+  Warp &warp = warps[threadIdx.x / 32];
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  warp.slots[lane] = value;
+  warp.barrier.arrive_and_wait();
+  const float result = warp.slots[sourceLane & 31];
+  warp.barrier.arrive_and_wait();
+  return result;
+}
+} // namespace emulation
+
+using emulation::blockIdx;
+using emulation::threadIdx;
+inline void __syncthreads() { emulation::blockBarrier->arrive_and_wait(); }
+inline float __shfl_xor_sync(unsigned, float value, int laneMask) {
+  return emulation::exchange(value,
+                             static_cast<int>(threadIdx.x % 32) ^ laneMask);
+}
+inline float __shfl_sync(unsigned, float value, int sourceLane) {
+  return emulation::exchange(value, sourceLane);
+}
+inline float __int_as_float(int bits) { // math_constants.h's CUDART_INF_F
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+#define AOTI_SHIMS_ATTENTION_EMULATION 1
+#include "ops/cuda/attention.cu"
+
+// The kernels' dynamic shared memory (the .cu declares it extern).
+namespace aoti::shims::ops {
+namespace {
+float shared[kSharedBytes / sizeof(float)];
+} // namespace
+} // namespace aoti::shims::ops
+
+// --- The test ----------------------------------------------------------------
+#include "attention_test_util.h"
+
+using namespace aoti::test;
+using namespace aoti::test::attention;
+namespace ops = aoti::shims::ops;
+
+namespace {
+
+// Runs `body` as a grid of blocks of ops::kThreads host threads.
+template <typename Body> void runGrid(unsigned gx, unsigned gy, unsigned gz,
+                                      Body body) {
+  constexpr int kThreads = ops::kThreads;
+  std::barrier<> block(kThreads);
+  std::vector<emulation::Warp> warps(kThreads / 32);
+  emulation::blockBarrier = &block;
+  emulation::warps = warps.data();
+  for (unsigned z = 0; z < gz; ++z)
+    for (unsigned y = 0; y < gy; ++y)
+      for (unsigned x = 0; x < gx; ++x) {
+        std::vector<std::thread> threads;
+        threads.reserve(kThreads);
+        for (int t = 0; t < kThreads; ++t)
+          threads.emplace_back([&, t] {
+            threadIdx = uint3{static_cast<unsigned>(t), 0, 0};
+            blockIdx = uint3{x, y, z};
+            body();
+          });
+        for (std::thread &thread : threads)
+          thread.join();
+      }
+}
+
+template <typename T, int PerLane>
+void runKernel(const ops::AttentionArgs &args, ops::AttentionKernel kernel) {
+  const int64_t rows = std::max(args.queryLen, args.logsumexpRows);
+  const unsigned gx =
+      static_cast<unsigned>((rows + ops::kWarps - 1) / ops::kWarps);
+  const int64_t floatBytes = sizeof(float);
+  if (kernel == ops::AttentionKernel::PerKey) {
+    const int64_t keyTile =
+        ops::keyTileFor((args.headDim + args.valueDim) * floatBytes, 0);
+    runGrid(gx, args.heads, args.batch, [&] {
+      ops::attentionKernel<T, PerLane>(args, keyTile);
+    });
+  } else {
+    const int64_t keyTile = ops::keyTileFor(
+        (args.headDim + 1 + args.valueDim) * floatBytes,
+        ops::kWarps * args.headDim * floatBytes);
+    runGrid(gx, args.heads, args.batch, [&] {
+      ops::attentionChunkedKernel<T, PerLane>(args, keyTile);
+    });
+  }
+}
+
+template <typename T>
+void runForHeadDim(const ops::AttentionArgs &args,
+                   ops::AttentionKernel kernel) {
+  const int64_t widest = std::max(args.headDim, args.valueDim);
+  if (widest <= 32)
+    runKernel<T, 1>(args, kernel);
+  else if (widest <= 64)
+    runKernel<T, 2>(args, kernel);
+  else if (widest <= 128)
+    runKernel<T, 4>(args, kernel);
+  else
+    runKernel<T, 8>(args, kernel);
+}
+
+// Small on purpose: every emulated block is 256 threads meeting at
+// barriers, about half a second of a loaded 2-core machine.
+struct Case {
+  int64_t B = 1, H = 1, Hk = 1, Lq = 8, Lk = 45, E = 64, Ev = 64;
+  Dtype dtype = Dtype::Float32;
+  Layout layout = Layout::Transposed;
+  bool causal = false;
+  int64_t causalOffset = 0;
+  std::vector<int64_t> maskSizes;
+  Dtype maskDtype = Dtype::Bool;
+  int64_t lseRows = 0; // 0: Lq
+};
+
+void copy4(const std::vector<int64_t> &from, int64_t (&to)[4]) {
+  for (size_t d = 0; d < 4; ++d)
+    to[d] = from[d];
+}
+
+void expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
+  SCOPED_TRACE(std::string(kernel == ops::AttentionKernel::PerKey
+                               ? "per-key"
+                               : "chunked") +
+               " " + nameOf(c.dtype) + " E" + std::to_string(c.E) + " Ev" +
+               std::to_string(c.Ev) + " Lk" + std::to_string(c.Lk) +
+               (c.causal ? " causal" : "") +
+               (c.maskSizes.empty() ? "" : " masked"));
+  Values gen(5);
+  Operand q = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, 3, c.dtype, gen);
+  Operand k = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, 3, c.dtype, gen);
+  Operand v = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, 3, c.dtype, gen);
+  std::optional<Operand> mask;
+  if (!c.maskSizes.empty())
+    mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 1,
+                       c.maskDtype, gen);
+  const std::vector<int64_t> outSizes = {c.B, c.H, c.Lq, c.Ev};
+  const std::vector<int64_t> outStrides = rowMajorStrides(outSizes);
+  std::vector<uint8_t> out(static_cast<size_t>(c.B * c.H * c.Lq * c.Ev) *
+                               sizeOf(c.dtype),
+                           0xff);
+  const int64_t lseRows = c.lseRows ? c.lseRows : c.Lq;
+  std::vector<float> lse(static_cast<size_t>(c.B * c.H * lseRows), NAN);
+
+  ops::AttentionArgs args{};
+  args.batch = c.B;
+  args.heads = c.H;
+  args.kvHeads = c.Hk;
+  args.queryLen = c.Lq;
+  args.keyLen = c.Lk;
+  args.headDim = c.E;
+  args.valueDim = c.Ev;
+  args.scale = static_cast<float>(1.0 / std::sqrt(double(c.E)));
+  args.causal = c.causal;
+  args.causalOffset = c.causalOffset;
+  args.element = c.dtype == Dtype::Float32   ? ops::AttentionElement::Float32
+                 : c.dtype == Dtype::Float16 ? ops::AttentionElement::Float16
+                                             : ops::AttentionElement::BFloat16;
+  args.query = q.storage.data() + q.offset * sizeOf(c.dtype);
+  args.key = k.storage.data() + k.offset * sizeOf(c.dtype);
+  args.value = v.storage.data() + v.offset * sizeOf(c.dtype);
+  copy4(q.strides, args.queryStrides);
+  copy4(k.strides, args.keyStrides);
+  copy4(v.strides, args.valueStrides);
+  args.maskKind = ops::AttentionMask::None;
+  if (mask) {
+    args.maskKind = c.maskDtype == Dtype::Bool ? ops::AttentionMask::Bool
+                                               : ops::AttentionMask::Float32;
+    args.mask = mask->storage.data() + mask->offset * sizeOf(c.maskDtype);
+    // Broadcast strides, as ops/attention.cpp computes them for this shape.
+    const size_t lead = 4 - c.maskSizes.size();
+    const std::vector<int64_t> strides = rowMajorStrides(c.maskSizes);
+    for (size_t d = 0; d < 4; ++d)
+      args.maskStrides[d] =
+          d < lead || c.maskSizes[d - lead] == 1 ? 0 : strides[d - lead];
+  }
+  args.out = out.data();
+  copy4(outStrides, args.outStrides);
+  args.logsumexp = lse.data();
+  args.logsumexpStrides[0] = c.H * lseRows;
+  args.logsumexpStrides[1] = lseRows;
+  args.logsumexpStrides[2] = 1;
+  args.logsumexpRows = lseRows;
+
+  switch (c.dtype) {
+  case Dtype::Float32:
+    runForHeadDim<float>(args, kernel);
+    break;
+  case Dtype::Float16:
+    runForHeadDim<__half>(args, kernel);
+    break;
+  default:
+    runForHeadDim<__nv_bfloat16>(args, kernel);
+    break;
+  }
+
+  Problem p;
+  p.query = &q;
+  p.key = &k;
+  p.value = &v;
+  p.mask = mask ? &*mask : nullptr;
+  p.causal = c.causal;
+  p.causalOffset = c.causalOffset;
+  const Reference ref = reference(p);
+  expectClose(gather(out.data(), c.dtype, outSizes, outStrides), ref.out,
+              outputTolerance(c.dtype), "out");
+  std::vector<double> lseValues(lse.begin(), lse.end());
+  expectClose(lseValues, paddedLse(ref.lse, c.B * c.H, c.Lq, lseRows),
+              lseTolerance(), "logsumexp");
+}
+
+constexpr ops::AttentionKernel kKernels[] = {ops::AttentionKernel::Chunked,
+                                             ops::AttentionKernel::PerKey};
+
+TEST(AttentionKernelEmulation, EveryPerLaneAndDtype) {
+  // PerLane 1, 4 (80: not a multiple of 32) and 8 (256: 19-key tiles) in
+  // float32; PerLane 2 in the half types.
+  const std::pair<Dtype, int64_t> cases[] = {
+      {Dtype::Float32, 16}, {Dtype::Float32, 80}, {Dtype::Float32, 256},
+      {Dtype::Float16, 64}, {Dtype::BFloat16, 64}};
+  for (ops::AttentionKernel kernel : kKernels)
+    for (auto [dtype, e] : cases) {
+      Case c;
+      c.dtype = dtype;
+      c.E = e;
+      c.Ev = e;
+      expectKernelMatches(c, kernel);
+    }
+}
+
+TEST(AttentionKernelEmulation, CausalBothAlignmentsAndPaddedLogsumexp) {
+  for (ops::AttentionKernel kernel : kKernels) {
+    Case c;
+    c.Lq = 19; // three blocks, the last with 5 idle warps
+    c.causal = true;
+    c.lseRows = 32; // the efficient kernel's padding: +inf
+    expectKernelMatches(c, kernel);
+    c.Lq = 12;
+    c.Lk = 5;
+    c.causalOffset = c.Lk - c.Lq; // flash's bottom-right: 7 empty rows
+    c.lseRows = 0;
+    expectKernelMatches(c, kernel);
+  }
+}
+
+TEST(AttentionKernelEmulation, MasksGroupedHeadsAndValueDims) {
+  for (ops::AttentionKernel kernel : kKernels) {
+    Case c;
+    c.B = 2;
+    c.H = 2;
+    c.Hk = 1;
+    c.Lk = 70; // two tiles of 64 keys, the second partial
+    c.E = 32;
+    c.Ev = 48;
+    c.maskSizes = {2, 1, 8, 70};
+    expectKernelMatches(c, kernel);
+    c.maskSizes = {8, 70};
+    c.maskDtype = Dtype::Float32;
+    c.causal = true;
+    expectKernelMatches(c, kernel);
+    c.maskSizes = {2, 1, 1, 70};
+    c.maskDtype = Dtype::Bool;
+    c.layout = Layout::Gapped;
+    expectKernelMatches(c, kernel);
+  }
+}
+
+} // namespace

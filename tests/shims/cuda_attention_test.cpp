@@ -1,0 +1,574 @@
+//===- cuda_attention_test.cpp - The CUDA SDPA fallbacks on a real GPU -----===//
+//
+// aoti_torch_cuda__scaled_dot_product_{efficient,flash,cudnn}_attention
+// against the double-precision reference of attention_test_util.h (run on
+// the host), for float32, float16 and bfloat16, with the same cases as the
+// CPU test: causal (flash's is bottom-right when Lq != Lk, the others'
+// top-left), boolean and float biases broadcast at several ranks, fully
+// masked rows, a scale, grouped-query heads, Lq != Lk across the kernel's
+// key tiles, head dims up to 256, transposed / gapped / offset operands.
+// Every output's sizes, strides, dtype and device are checked against a
+// table written from torch 2.11's meta functions. Operands are uploaded
+// byte for byte (cudaMemcpy of the test's own storage), so the kernel reads
+// exactly the layout the test built. Skips without a CUDA device.
+//
+// Run: build/bin/shims_cuda_test --gtest_filter='CudaAttention*'
+//
+//===----------------------------------------------------------------------===//
+#include "attention_test_util.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <limits>
+
+using namespace aoti::test;
+using namespace aoti::test::attention;
+
+#define ASSERT_CUDA_OK(call)                                                   \
+  do {                                                                         \
+    cudaError_t status_ = (call);                                              \
+    ASSERT_EQ(status_, cudaSuccess)                                            \
+        << #call << ": " << cudaGetErrorName(status_) << ": "                  \
+        << cudaGetErrorString(status_);                                        \
+  } while (0)
+
+namespace {
+
+constexpr int32_t kCuda = 1;
+constexpr Dtype kFloatDtypes[] = {Dtype::Float32, Dtype::Float16,
+                                  Dtype::BFloat16};
+
+class CudaAttention : public testing::Test {
+protected:
+  void SetUp() override {
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+      (void)cudaGetLastError();
+      GTEST_SKIP() << "no CUDA device visible";
+    }
+    haveDevice_ = true;
+    ASSERT_CUDA_OK(cudaSetDevice(0));
+  }
+  void TearDown() override {
+    if (!haveDevice_)
+      return;
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  }
+  bool haveDevice_ = false;
+};
+
+// A CUDA tensor with the operand's sizes, strides and storage offset, whose
+// storage holds the operand's bytes.
+TensorHandle upload(const Operand &op) {
+  const int64_t elements =
+      static_cast<int64_t>(op.storage.size() / sizeOf(op.dtype));
+  TensorHandle flat;
+  EXPECT_SHIM_OK(aoti_torch_empty_strided(1, &elements, nullptr,
+                                          codeOf(op.dtype), kCuda, 0,
+                                          flat.out()));
+  void *data = nullptr;
+  EXPECT_SHIM_OK(aoti_torch_get_data_ptr(flat.get(), &data));
+  // The allocation is stream-ordered on the current stream, which may be
+  // one that the legacy stream of cudaMemcpy does not wait for.
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(data, op.storage.data(), op.storage.size(),
+                       cudaMemcpyHostToDevice),
+            cudaSuccess);
+  TensorHandle view;
+  EXPECT_SHIM_OK(aoti_torch__reinterpret_tensor(
+      flat.get(), static_cast<int64_t>(op.sizes.size()), op.sizes.data(),
+      op.strides.data(), op.offset, view.out()));
+  return view;
+}
+
+// The logical values of a CUDA (or CPU) tensor, read through its strides.
+std::vector<double> download(const TensorHandle &t, Dtype dtype) {
+  const std::vector<int64_t> sizes = sizesOf(t);
+  const std::vector<int64_t> strides = stridesOf(t);
+  const int64_t extent = extentOf(sizes, strides);
+  std::vector<uint8_t> host(
+      static_cast<size_t>(std::max<int64_t>(extent, 1)) * sizeOf(dtype));
+  void *data = nullptr;
+  EXPECT_SHIM_OK(aoti_torch_get_data_ptr(t.get(), &data));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (extent > 0)
+    EXPECT_EQ(cudaMemcpy(host.data(), data,
+                         static_cast<size_t>(extent) * sizeOf(dtype),
+                         cudaMemcpyDefault),
+              cudaSuccess);
+  return gather(host.data(), dtype, sizes, strides);
+}
+
+enum class Variant { Efficient, Flash, Cudnn };
+constexpr Variant kVariants[] = {Variant::Efficient, Variant::Flash,
+                                 Variant::Cudnn};
+
+const char *nameOf(Variant v) {
+  return v == Variant::Efficient ? "efficient"
+         : v == Variant::Flash   ? "flash"
+                                 : "cudnn";
+}
+
+struct Case {
+  int64_t B = 2, H = 4, Hk = 2, Lq = 37, Lk = 53, E = 64, Ev = 64;
+  Dtype dtype = Dtype::Float32;
+  Layout layout = Layout::Contiguous;
+  int64_t offset = 0;
+  bool causal = false;
+  std::optional<double> scale;
+  std::vector<int64_t> maskSizes; // efficient and cuDNN only
+  Dtype maskDtype = Dtype::Bool;
+  bool computeLse = true;
+  bool debugMask = false;
+  uint32_t seed = 1;
+};
+
+struct Outputs {
+  TensorHandle out, lse, seed, offset, debugMask;
+  AtenTensorHandle cumQ = reinterpret_cast<AtenTensorHandle>(1);
+  AtenTensorHandle cumK = reinterpret_cast<AtenTensorHandle>(1);
+  int64_t maxQ = -1, maxK = -1;
+};
+
+AOTITorchError run(Variant variant, const Case &c, AtenTensorHandle q,
+                   AtenTensorHandle k, AtenTensorHandle v,
+                   AtenTensorHandle mask, Outputs &o, double dropout = 0.0) {
+  double scale = c.scale.value_or(0.0);
+  double *scalePtr = c.scale ? &scale : nullptr;
+  AtenTensorHandle *maskPtr = mask ? &mask : nullptr;
+  switch (variant) {
+  case Variant::Efficient:
+    return aoti_torch_cuda__scaled_dot_product_efficient_attention(
+        q, k, v, maskPtr, c.computeLse, dropout, c.causal, scalePtr,
+        o.out.out(), o.lse.out(), o.seed.out(), o.offset.out());
+  case Variant::Flash:
+    return aoti_torch_cuda__scaled_dot_product_flash_attention(
+        q, k, v, dropout, c.causal, c.debugMask, scalePtr, o.out.out(),
+        o.lse.out(), &o.cumQ, &o.cumK, &o.maxQ, &o.maxK, o.seed.out(),
+        o.offset.out(), o.debugMask.out());
+  case Variant::Cudnn: {
+    AtenTensorHandle debug = reinterpret_cast<AtenTensorHandle>(1);
+    AOTITorchError err = aoti_torch_cuda__scaled_dot_product_cudnn_attention(
+        q, k, v, maskPtr, c.computeLse, dropout, c.causal, c.debugMask,
+        scalePtr, o.out.out(), o.lse.out(), &o.cumQ, &o.cumK, &o.maxQ,
+        &o.maxK, o.seed.out(), o.offset.out(), &debug);
+    if (err == AOTI_TORCH_SUCCESS)
+      EXPECT_EQ(debug, nullptr) << "cuDNN's debug mask is None";
+    return err;
+  }
+  }
+  return AOTI_TORCH_FAILURE;
+}
+
+std::vector<int64_t> rowMajor(std::vector<int64_t> sizes) {
+  return rowMajorStrides(sizes);
+}
+
+// The attention output's strides, per variant and query layout, from meta:
+//   efficient: empty(B, Lq, H, Ev).transpose(1, 2)
+//   flash:     empty_like(query)  (dense: query's strides; gapped: the
+//              dense strides of the same order, here row-major)
+//   cuDNN:     empty_like(query) when Ev == E, else a dense [B,H,Lq,Ev]
+//              ordered like query's strides
+std::vector<int64_t> expectedOutStrides(Variant v, const Case &c) {
+  const std::vector<int64_t> sizes = {c.B, c.H, c.Lq, c.Ev};
+  const std::vector<int64_t> transposed = {c.Lq * c.H * c.Ev, c.Ev,
+                                           c.H * c.Ev, 1};
+  if (v == Variant::Efficient)
+    return transposed;
+  return c.layout == Layout::Transposed ? transposed : rowMajor(sizes);
+}
+
+void checkLayouts(Variant v, const Case &c, Outputs &o) {
+  const std::vector<int64_t> outSizes = {c.B, c.H, c.Lq, c.Ev};
+  EXPECT_EQ(sizesOf(o.out), outSizes);
+  EXPECT_EQ(stridesOf(o.out), expectedOutStrides(v, c));
+  EXPECT_EQ(dtypeOf(o.out.get()), codeOf(c.dtype));
+  EXPECT_EQ(deviceTypeOf(o.out.get()), kCuda);
+  EXPECT_EQ(dtypeOf(o.lse.get()), aoti_torch_dtype_float32());
+  EXPECT_EQ(deviceTypeOf(o.lse.get()), kCuda);
+  switch (v) {
+  case Variant::Efficient: {
+    const int64_t rows = c.computeLse ? (c.Lq + 31) / 32 * 32 : 0;
+    EXPECT_EQ(sizesOf(o.lse), (std::vector<int64_t>{c.B, c.H, rows}));
+    EXPECT_EQ(stridesOf(o.lse), (std::vector<int64_t>{c.H * rows, rows, 1}));
+    EXPECT_EQ(sizesOf(o.seed), std::vector<int64_t>{});
+    EXPECT_EQ(dtypeOf(o.seed.get()), aoti_torch_dtype_int64());
+    EXPECT_EQ(sizesOf(o.offset), std::vector<int64_t>{});
+    EXPECT_EQ(dtypeOf(o.offset.get()), aoti_torch_dtype_int64());
+    break;
+  }
+  case Variant::Flash: {
+    EXPECT_EQ(sizesOf(o.lse), (std::vector<int64_t>{c.B, c.H, c.Lq}));
+    EXPECT_EQ(stridesOf(o.lse),
+              (std::vector<int64_t>{c.H * c.Lq, c.Lq, 1}));
+    EXPECT_EQ(o.cumQ, nullptr);
+    EXPECT_EQ(o.cumK, nullptr);
+    EXPECT_EQ(o.maxQ, c.Lq);
+    EXPECT_EQ(o.maxK, c.Lk);
+    EXPECT_EQ(sizesOf(o.seed), std::vector<int64_t>{2});
+    EXPECT_EQ(dtypeOf(o.seed.get()), aoti_torch_dtype_uint64());
+    EXPECT_EQ(sizesOf(o.offset), std::vector<int64_t>{});
+    EXPECT_EQ(dtypeOf(o.offset.get()), aoti_torch_dtype_uint64());
+    EXPECT_EQ(dtypeOf(o.debugMask.get()), codeOf(c.dtype));
+    if (!c.debugMask) {
+      EXPECT_EQ(sizesOf(o.debugMask), std::vector<int64_t>{0});
+    } else {
+      // blocksize_c = 128 if E > 64 else 256; ceil(Lq / blocksize_c),
+      // replaced by 128 for Lk <= 128 and 256 for Lk <= 256.
+      const int64_t blocksize = c.E > 64 ? 128 : 256;
+      int64_t cols = (c.Lq + blocksize - 1) / blocksize;
+      if (c.Lk <= 128)
+        cols = 128;
+      else if (c.Lk <= 256)
+        cols = 256;
+      EXPECT_EQ(sizesOf(o.debugMask),
+                (std::vector<int64_t>{c.B, c.H, c.Lq, cols}));
+    }
+    break;
+  }
+  case Variant::Cudnn:
+    EXPECT_EQ(sizesOf(o.lse), (std::vector<int64_t>{c.B, c.H, c.Lq, 1}));
+    EXPECT_EQ(stridesOf(o.lse),
+              (std::vector<int64_t>{c.H * c.Lq, c.Lq, 1, 1}));
+    EXPECT_EQ(o.cumQ, nullptr);
+    EXPECT_EQ(o.cumK, nullptr);
+    EXPECT_EQ(o.maxQ, c.Lq);
+    EXPECT_EQ(o.maxK, c.Lk);
+    EXPECT_EQ(sizesOf(o.seed), std::vector<int64_t>{});
+    EXPECT_EQ(dtypeOf(o.seed.get()), aoti_torch_dtype_int64());
+    EXPECT_EQ(sizesOf(o.offset), std::vector<int64_t>{});
+    break;
+  }
+}
+
+struct HostOperands {
+  Operand query, key, value;
+  std::optional<Operand> mask;
+};
+
+HostOperands makeOperands(const Case &c) {
+  Values gen(c.seed);
+  HostOperands ops;
+  ops.query = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, c.offset, c.dtype,
+                          gen);
+  ops.key = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, c.offset, c.dtype,
+                        gen);
+  ops.value = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, c.offset,
+                          c.dtype, gen);
+  if (!c.maskSizes.empty())
+    ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 3,
+                           c.maskDtype, gen);
+  return ops;
+}
+
+std::string describe(Variant v, const Case &c) {
+  return std::string(nameOf(v)) + " " + attention::nameOf(c.dtype) + " B" +
+         std::to_string(c.B) + " H" + std::to_string(c.H) + "/" +
+         std::to_string(c.Hk) + " Lq" + std::to_string(c.Lq) + " Lk" +
+         std::to_string(c.Lk) + " E" + std::to_string(c.E) + " Ev" +
+         std::to_string(c.Ev) + (c.causal ? " causal" : "") +
+         (c.maskSizes.empty() ? "" : " masked") + " layout " +
+         std::to_string(static_cast<int>(c.layout));
+}
+
+// Runs one variant on a (possibly edited) set of operands and checks
+// layouts and values against the reference.
+void expectMatches(Variant v, const Case &c, const HostOperands &ops) {
+  SCOPED_TRACE(describe(v, c));
+  TensorHandle q = upload(ops.query);
+  TensorHandle k = upload(ops.key);
+  TensorHandle val = upload(ops.value);
+  TensorHandle m;
+  if (ops.mask)
+    m = upload(*ops.mask);
+  Outputs o;
+  ASSERT_SHIM_OK(run(v, c, q.get(), k.get(), val.get(), m.get(), o));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  checkLayouts(v, c, o);
+
+  Problem p;
+  p.query = &ops.query;
+  p.key = &ops.key;
+  p.value = &ops.value;
+  p.mask = ops.mask ? &*ops.mask : nullptr;
+  p.causal = c.causal;
+  p.causalOffset = v == Variant::Flash ? c.Lk - c.Lq : 0;
+  p.scale = c.scale;
+  const Reference ref = reference(p);
+  expectClose(download(o.out, c.dtype), ref.out, outputTolerance(c.dtype),
+              "out");
+  std::vector<double> lse = download(o.lse, Dtype::Float32);
+  if (v == Variant::Efficient) {
+    const int64_t rows = c.computeLse ? (c.Lq + 31) / 32 * 32 : 0;
+    if (rows == 0)
+      EXPECT_TRUE(lse.empty());
+    else
+      expectClose(lse, paddedLse(ref.lse, c.B * c.H, c.Lq, rows),
+                  lseTolerance(), "logsumexp");
+  } else {
+    expectClose(lse, ref.lse, lseTolerance(), "logsumexp");
+  }
+}
+
+void expectMatches(Variant v, const Case &c) {
+  expectMatches(v, c, makeOperands(c));
+}
+
+TEST_F(CudaAttention, EveryVariantDtypeLayoutAndCausalMode) {
+  for (Variant v : kVariants)
+    for (Dtype dtype : kFloatDtypes)
+      for (Layout layout :
+           {Layout::Contiguous, Layout::Transposed, Layout::Gapped})
+        for (bool causal : {false, true}) {
+          Case c;
+          c.dtype = dtype;
+          c.layout = layout;
+          c.offset = layout == Layout::Contiguous ? 0 : 7;
+          c.causal = causal;
+          expectMatches(v, c);
+        }
+}
+
+TEST_F(CudaAttention, CausalWithMoreQueriesThanKeys) {
+  // Flash aligns bottom-right: its first Lq - Lk rows see no key.
+  for (Variant v : kVariants) {
+    Case c;
+    c.Lq = 70;
+    c.Lk = 20;
+    c.causal = true;
+    expectMatches(v, c);
+  }
+}
+
+TEST_F(CudaAttention, ValueHeadDimDiffersForEfficientAndCudnn) {
+  for (Variant v : {Variant::Efficient, Variant::Cudnn})
+    for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
+      Case c;
+      c.Ev = 32;
+      c.layout = layout;
+      expectMatches(v, c);
+    }
+}
+
+TEST_F(CudaAttention, BiasesBroadcastAtEveryRank) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2, 4, 37, 53}, {37, 53}, {2, 1, 1, 53}, {1, 4, 37, 1}};
+  for (Variant v : {Variant::Efficient, Variant::Cudnn})
+    for (Dtype dtype : kFloatDtypes)
+      for (const auto &shape : shapes)
+        for (Dtype maskDtype : {Dtype::Bool, dtype}) {
+          Case c;
+          c.dtype = dtype;
+          c.maskSizes = shape;
+          c.maskDtype = maskDtype;
+          c.causal = shape.size() == 2;
+          expectMatches(v, c);
+        }
+}
+
+TEST_F(CudaAttention, FullyMaskedRowGivesZerosAndMinusInfinity) {
+  for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
+    Case c;
+    c.maskSizes = {37, 53};
+    HostOperands ops = makeOperands(c);
+    for (int64_t j = 0; j < 53; ++j)
+      setValue(*ops.mask, 5 * 53 + j, 0.0);
+    expectMatches(v, c, ops);
+  }
+}
+
+TEST_F(CudaAttention, ExplicitScale) {
+  for (Variant v : kVariants) {
+    Case c;
+    c.scale = 0.3;
+    expectMatches(v, c);
+  }
+}
+
+TEST_F(CudaAttention, GroupedAndMultiQueryHeads) {
+  for (Variant v : kVariants)
+    for (int64_t hk : {1, 2, 4}) {
+      Case c;
+      c.H = 8;
+      c.Hk = hk;
+      c.causal = true;
+      expectMatches(v, c);
+    }
+}
+
+TEST_F(CudaAttention, LongSequencesAndEveryHeadDim) {
+  for (Variant v : kVariants)
+    for (int64_t e : {16, 80, 128, 256}) {
+      Case c;
+      c.B = 1;
+      c.H = 2;
+      c.Hk = 2;
+      c.Lq = 200;
+      c.Lk = 300;
+      c.E = e;
+      c.Ev = e;
+      c.dtype = Dtype::BFloat16;
+      c.causal = e == 128;
+      expectMatches(v, c);
+    }
+}
+
+TEST_F(CudaAttention, EfficientLogsumexpIsOptional) {
+  Case c;
+  c.computeLse = false;
+  expectMatches(Variant::Efficient, c);
+}
+
+TEST_F(CudaAttention, FlashDebugMaskHasMetasShape) {
+  for (auto [e, lk] : {std::pair<int64_t, int64_t>{64, 53}, {128, 200}}) {
+    Case c;
+    c.E = e;
+    c.Ev = e;
+    c.Lk = lk;
+    c.debugMask = true;
+    expectMatches(Variant::Flash, c);
+  }
+}
+
+TEST_F(CudaAttention, NullOutputPointersAreSkipped) {
+  Case c;
+  HostOperands ops = makeOperands(c);
+  TensorHandle q = upload(ops.query), k = upload(ops.key),
+               v = upload(ops.value);
+  TensorHandle out;
+  ASSERT_SHIM_OK(aoti_torch_cuda__scaled_dot_product_flash_attention(
+      q.get(), k.get(), v.get(), 0.0, 0, 0, nullptr, out.out(), nullptr,
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+  Problem p{&ops.query, &ops.key, &ops.value};
+  expectClose(download(out, c.dtype), reference(p).out,
+              outputTolerance(c.dtype), "out");
+}
+
+TEST_F(CudaAttention, Errors) {
+  Case c;
+  HostOperands ops = makeOperands(c);
+  TensorHandle q = upload(ops.query), k = upload(ops.key),
+               v = upload(ops.value);
+  {
+    Outputs o;
+    EXPECT_SHIM_FAILS(run(Variant::Efficient, c, q.get(), k.get(), v.get(),
+                          nullptr, o, 0.1),
+                      "model.eval()");
+    EXPECT_EQ(o.out.get(), nullptr);
+  }
+  {
+    // A CPU key with CUDA query and value.
+    TensorHandle cpuKey = cpuHandle(ops.key);
+    Outputs o;
+    EXPECT_SHIM_FAILS(run(Variant::Cudnn, c, q.get(), cpuKey.get(), v.get(),
+                          nullptr, o),
+                      "'key' is on cpu; _scaled_dot_product_cudnn_attention "
+                      "takes CUDA tensors");
+  }
+  {
+    // The CPU op refuses CUDA tensors.
+    AtenTensorHandle out = nullptr, lse = nullptr;
+    EXPECT_SHIM_FAILS(
+        aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
+            q.get(), k.get(), v.get(), 0.0, 0, nullptr, nullptr, &out, &lse),
+        "takes CPU tensors");
+  }
+  {
+    // Head dims beyond the kernel's registers.
+    Case big;
+    big.B = 1;
+    big.H = 1;
+    big.Hk = 1;
+    big.Lq = 4;
+    big.Lk = 4;
+    big.E = 320;
+    big.Ev = 320;
+    HostOperands bigOps = makeOperands(big);
+    TensorHandle bq = upload(bigOps.query), bk = upload(bigOps.key),
+                 bv = upload(bigOps.value);
+    Outputs o;
+    EXPECT_SHIM_FAILS(run(Variant::Flash, big, bq.get(), bk.get(), bv.get(),
+                          nullptr, o),
+                      "takes at most 256");
+  }
+  {
+    // Flash needs Ev == E.
+    Case odd = c;
+    odd.Ev = 32;
+    HostOperands oddOps = makeOperands(odd);
+    TensorHandle oq = upload(oddOps.query), ok = upload(oddOps.key),
+                 ov = upload(oddOps.value);
+    Outputs o;
+    EXPECT_SHIM_FAILS(run(Variant::Flash, odd, oq.get(), ok.get(), ov.get(),
+                          nullptr, o),
+                      "returns empty_like(query)");
+  }
+}
+
+// Sets an environment variable for a scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+// The simpler per-key kernel (AOTI_SHIMS_CUDA_ATTENTION=per-key) on the
+// same kinds of cases: the two kernels are checked independently against
+// the reference, so either can serve as the other's fallback.
+TEST_F(CudaAttention, PerKeyKernelOnTheSameCases) {
+  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "per-key");
+  for (Variant v : kVariants)
+    for (Dtype dtype : kFloatDtypes)
+      for (Layout layout : {Layout::Contiguous, Layout::Transposed})
+        for (bool causal : {false, true}) {
+          Case c;
+          c.dtype = dtype;
+          c.layout = layout;
+          c.offset = layout == Layout::Contiguous ? 0 : 7;
+          c.causal = causal;
+          expectMatches(v, c);
+        }
+  for (Variant v : {Variant::Efficient, Variant::Cudnn})
+    for (const std::vector<int64_t> &shape :
+         {std::vector<int64_t>{37, 53}, std::vector<int64_t>{2, 1, 1, 53}}) {
+      Case c;
+      c.maskSizes = shape;
+      c.maskDtype = shape.size() == 2 ? Dtype::Bool : Dtype::Float32;
+      expectMatches(v, c);
+    }
+  for (int64_t e : {80, 256}) {
+    Case c;
+    c.B = 1;
+    c.H = 2;
+    c.Hk = 1;
+    c.Lq = 200;
+    c.Lk = 300;
+    c.E = e;
+    c.Ev = e;
+    c.causal = true;
+    expectMatches(Variant::Flash, c);
+  }
+}
+
+TEST_F(CudaAttention, RunsOnTheCurrentStream) {
+  cudaStream_t stream = nullptr;
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream, 0, &guard));
+  Case c;
+  c.causal = true;
+  expectMatches(Variant::Efficient, c);
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+  ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+} // namespace
