@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/xxhash.h"
 
 #include <sys/stat.h>
@@ -193,6 +194,8 @@ Expected<FileFormat> sniff(const std::string &Path) {
 namespace {
 
 constexpr std::string_view ModelFolder = "data/aotinductor/model/";
+/// Where package_constants_on_disk_format="pickle_weights" puts the weights.
+constexpr std::string_view PickledWeightsFolder = "data/weights/";
 
 bool endsWith(std::string_view S, std::string_view Suffix) {
   return S.size() >= Suffix.size() && S.substr(S.size() - Suffix.size()) == Suffix;
@@ -262,12 +265,17 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
   };
   std::vector<Entry> Entries;
   std::string Folder;
+  bool Pickled = false;
   const zip_int64_t N = zip_get_num_entries(Zip.Z, 0);
   for (zip_int64_t I = 0; I < N; ++I) {
     const char *Raw = zip_get_name(Zip.Z, static_cast<zip_uint64_t>(I), 0);
     if (!Raw)
       continue;
     std::string_view Name(Raw);
+    if (size_t W = Name.find(PickledWeightsFolder);
+        W != std::string_view::npos && Name.size() > W + PickledWeightsFolder.size() &&
+        Name.substr(0, W).find('/') == (W ? W - 1 : std::string_view::npos))
+      Pickled = true;
     size_t At = Name.find(ModelFolder);
     if (At == std::string_view::npos)
       continue;
@@ -302,6 +310,7 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
                      "*.so: not an AOTInductor package");
 
   ModelFiles M;
+  M.PickledWeights = Pickled;
   const std::string Stem = So->Name.substr(0, So->Name.size() - 3);
   // What goes to disk (the library and its cubins), named by its content.
   std::vector<std::pair<const Entry *, AlignedBytes>> ToDisk;
@@ -384,6 +393,60 @@ Expected<ModelFiles> openSharedObject(const std::string &Path,
   if (M.CubinDir.empty())
     M.CubinDir = ".";
   return M;
+}
+
+std::optional<uint64_t> embeddedConstantsSize(const std::string &SoPath) {
+  constexpr llvm::StringRef Start = "_binary_constants_bin_start";
+  constexpr llvm::StringRef End = "_binary_constants_bin_end";
+  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> File =
+      llvm::object::ObjectFile::createObjectFile(SoPath);
+  if (!File) {
+    llvm::consumeError(File.takeError());
+    return std::nullopt;
+  }
+  const auto *Elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(File->getBinary());
+  if (!Elf)
+    return std::nullopt;
+  // A table whose header claims more than the file holds is not read (LLVM
+  // would walk every entry it claims).
+  const uint64_t FileSize = Elf->getData().size();
+  auto Sound = [&](unsigned Type) {
+    for (llvm::object::ELFSectionRef Sec : Elf->sections())
+      if (Sec.getType() == Type)
+        return Sec.getOffset() <= FileSize && Sec.getSize() <= FileSize - Sec.getOffset();
+    return false;
+  };
+  // Both symbols from one table: AOTInductor emits them global (so in
+  // .dynsym), a model linked with hidden visibility keeps them in .symtab.
+  auto Span = [&](auto Symbols) -> std::optional<uint64_t> {
+    std::optional<uint64_t> S, E;
+    for (const llvm::object::ELFSymbolRef &Sym : Symbols) {
+      llvm::Expected<llvm::StringRef> Name = Sym.getName();
+      llvm::Expected<uint64_t> Value = Sym.getValue();
+      llvm::Expected<uint32_t> Flags = Sym.getFlags();
+      if (!Name || !Value || !Flags) { // a malformed table: stop reading it
+        llvm::consumeError(Name.takeError());
+        llvm::consumeError(Value.takeError());
+        llvm::consumeError(Flags.takeError());
+        break;
+      }
+      if (*Flags & llvm::object::SymbolRef::SF_Undefined)
+        continue;
+      if (*Name == Start)
+        S = *Value;
+      else if (*Name == End)
+        E = *Value;
+    }
+    if (S && E && *E >= *S)
+      return *E - *S;
+    return std::nullopt;
+  };
+  if (Sound(llvm::ELF::SHT_DYNSYM))
+    if (std::optional<uint64_t> D = Span(Elf->getDynamicSymbolIterators()))
+      return D;
+  if (Sound(llvm::ELF::SHT_SYMTAB))
+    return Span(Elf->symbols());
+  return std::nullopt;
 }
 
 // --- A minimal JSON object reader ------------------------------------------

@@ -72,6 +72,10 @@ struct ModelFiles {
   std::optional<AlignedBytes> Weights;
   /// The generated <hash>.wrapper.cpp, empty when absent.
   std::string WrapperSource;
+  /// A package with files under <root>/data/weights/: weights exported with
+  /// package_constants_on_disk_format="pickle_weights", which only torch's
+  /// Python loader reads.
+  bool PickledWeights = false;
   std::optional<TempDir> Extracted;
 };
 
@@ -87,6 +91,16 @@ Expected<ModelFiles> openSharedObject(const std::string &Path,
                                       const LoadOptions &Options);
 
 Expected<AlignedBytes> readFile(const std::string &Path);
+
+/// The bytes between the model's _binary_constants_bin_start and
+/// _binary_constants_bin_end symbols: the constants section AOTInductor
+/// links into every model .so (model_base.h). It holds the weights when they
+/// were exported into the .so; 8 bytes (the external blob's size) with
+/// package_constants_on_disk_format="binary_blob"; 16 (size and magic) for
+/// weights appended to the .so and mmap'd; 1 or 0 bytes when the weights
+/// were left out. nullopt when the file defines neither symbol in either
+/// symbol table (not a model AOTInductor generated, or stripped).
+std::optional<uint64_t> embeddedConstantsSize(const std::string &SoPath);
 
 /// The string value of a top-level key of a JSON object, if the text is a
 /// JSON object and the key holds a string.

@@ -7,7 +7,33 @@
 //      process, so that one error names them all;
 //   3. dlopen(RTLD_NOW | RTLD_LOCAL): binding is complete before any code of
 //      the model runs past its static initialisers;
-//   4. create the container, then check and load the weights blob.
+//   4. create the container, read what it declares, then make sure its
+//      weights are there and load the weights blob.
+//
+// Where a model's weights are. AOTInductor links a constants section into
+// every model (_binary_constants_bin_start.._end, model_base.h), and the
+// export options decide what it holds (codecache.py, cpp_wrapper_cpu.py):
+//
+//   package_constants_in_so=True (the default): the weights themselves, at
+//     least the sum of the data sizes of the non-folded constants; the model
+//     loads them when the container is created. GetConstantsBlobSize fails
+//     (weights are not mmap'd).
+//   package_constants_on_disk_format="binary_blob": 8 bytes, the size of the
+//     <stem>_weights.blob the model reads through UpdateConstantsFromBlob;
+//     GetConstantsBlobSize returns it.
+//   weights over 2 GB with package_constants_in_so=True: appended to the .so
+//     and mmap'd by the model; 16 bytes (their size + 8, a magic number), and
+//     GetConstantsBlobSize returns size + 8, but the model reads no blob.
+//   package_constants_in_so=False and no on-disk format (or "pickle_weights",
+//     which only torch's Python loader reads): 1 byte (0 when the section is
+//     built from C++), GetConstantsBlobSize fails, and the container is
+//     created without any constant. Its run dereferences null constants: an
+//     illegal memory access on CUDA, a failed shim call on the CPU.
+//
+// So a model that expects no blob, whose constants section is shorter than
+// the data its non-folded constants need, holds no weights, and is refused
+// before anything runs. (A model whose only constant is one byte and
+// exported without weights cannot be told apart from one that holds it.)
 //
 // Everything after that goes through the container entry points and the
 // aoti_torch_* shims; a model reports failures by printing to stderr and
@@ -140,6 +166,7 @@ using CountFn = RuntimeError (*)(ContainerHandle, size_t *);
 using NameFn = RuntimeError (*)(ContainerHandle, size_t, const char **);
 using DTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
 using DataSizeFn = RuntimeError (*)(ContainerHandle, size_t, size_t *);
+using FlagFn = RuntimeError (*)(ContainerHandle, size_t, bool *);
 using BlobSizeFn = RuntimeError (*)(ContainerHandle, uint64_t *);
 using UpdateFromBlobFn = RuntimeError (*)(ContainerHandle, const uint8_t *);
 
@@ -208,6 +235,7 @@ public:
   Status load(const std::string &Path, const LoadOptions &Options);
   Status createContainer();
   Status loadWeights();
+  Status requireEmbeddedConstants();
   void describe();
 
   template <typename Fn> Fn symbol(const char *Name) {
@@ -232,6 +260,7 @@ public:
 
   std::vector<TensorSpec> Inputs;
   std::vector<std::string> OutputNames;
+  std::vector<TensorSpec> OutputSpecs; // names; dtype and shape once run
   std::vector<ConstantInfo> Constants;
   uint64_t BlobSize = 0;
   std::vector<std::string> Notes;
@@ -317,10 +346,8 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
                         "GetNumInputs, GetNumOutputs)");
   if (Status S = createContainer(); !S)
     return S;
-  if (Status S = loadWeights(); !S)
-    return S;
   describe();
-  return Status::success();
+  return loadWeights();
 }
 
 Status Model::Impl::createContainer() {
@@ -346,8 +373,29 @@ Status Model::Impl::createContainer() {
 Status Model::Impl::loadWeights() {
   auto BlobSizeOf = symbol<BlobSizeFn>("AOTInductorModelContainerGetConstantsBlobSize");
   auto Update = symbol<UpdateFromBlobFn>("AOTInductorModelUpdateConstantsFromBlob");
-  bool SizeKnown = BlobSizeOf && BlobSizeOf(Container, &BlobSize) == 0;
+  // A model whose weights are not mmap'd throws from GetConstantsBlobSize
+  // ("constant blob size is only available for mmap'd weights") and prints
+  // that: it only means there is no blob to ask for, so it is not shown.
+  bool SizeKnown = false;
+  if (BlobSizeOf) {
+    StderrCapture Quiet;
+    std::string Thrown;
+    SizeKnown = callModel(Modules, Thrown, [&] { return BlobSizeOf(Container, &BlobSize); }) == 0;
+    Quiet.finish();
+  }
+  if (!SizeKnown)
+    BlobSize = 0;
   const size_t Have = Files.Weights ? Files.Weights->size() : 0;
+  // Weights appended to the .so and mmap'd by the model (USE_MMAP_SELF)
+  // also report a blob size, but their section is 16 bytes (size and magic)
+  // where an external blob's is 8: the model has them, and reads no blob.
+  if (SizeKnown && BlobSize > 0 && embeddedConstantsSize(Files.SoPath) == 16u) {
+    if (Files.Weights)
+      Notes.push_back(Files.WeightsPath + " is not used: the model's weights are appended "
+                      "to its .so");
+    BlobSize = 0;
+    return Status::success();
+  }
   if (SizeKnown && BlobSize > 0) {
     if (!Files.Weights)
       return Error(ErrorKind::Weights,
@@ -362,6 +410,8 @@ Status Model::Impl::loadWeights() {
       Notes.push_back(Files.WeightsPath + " is " + std::to_string(Have) +
                       " bytes, more than the " + std::to_string(BlobSize) +
                       " the model reads");
+  } else if (Status S = requireEmbeddedConstants(); !S) {
+    return S;
   }
   if (!Files.Weights || Have == 0 || (SizeKnown && BlobSize == 0))
     return Status::success();
@@ -380,6 +430,55 @@ Status Model::Impl::loadWeights() {
   if (!Said.empty())
     Notes.push_back(Said);
   return Status::success();
+}
+
+/// For a model that reads no weights blob: its constants must be in its .so.
+Status Model::Impl::requireEmbeddedConstants() {
+  std::vector<const ConstantInfo *> Needed;
+  uint64_t NeededBytes = 0;
+  for (const ConstantInfo &C : Constants)
+    if (!C.FromFolded && C.DataSize > 0) {
+      Needed.push_back(&C);
+      NeededBytes += C.DataSize;
+    }
+  if (Needed.empty())
+    return Status::success();
+  const std::optional<uint64_t> Embedded = embeddedConstantsSize(Files.SoPath);
+  if (!Embedded) {
+    Notes.push_back(Path + ": cannot tell whether the model holds its " +
+                    std::to_string(Needed.size()) +
+                    " constants (its .so defines no _binary_constants_bin_start/_end)");
+    return Status::success();
+  }
+  if (*Embedded >= NeededBytes)
+    return Status::success();
+
+  constexpr size_t Named = 5;
+  std::string Names;
+  for (size_t I = 0; I < Needed.size() && I < Named; ++I)
+    Names += (I ? ", " : "") +
+             (Needed[I]->OriginalFQN.empty() ? Needed[I]->Name : Needed[I]->OriginalFQN);
+  if (Needed.size() > Named)
+    Names += ", and " + std::to_string(Needed.size() - Named) + " more";
+  std::string Msg = Path + ": the model's weights are missing: " +
+                    std::to_string(Needed.size()) + " constant" +
+                    (Needed.size() == 1 ? "" : "s") + " (" + std::to_string(NeededBytes) +
+                    " bytes) " + (Needed.size() == 1 ? "is" : "are") +
+                    " neither in its .so nor in a weights blob: " + Names + ".";
+  if (Files.PickledWeights)
+    Msg += "\nThe package holds them pickled under data/weights/ "
+           "(package_constants_on_disk_format=\"pickle_weights\"), which only torch's "
+           "Python loader reads.";
+  else
+    Msg += "\nIt was exported with aot_inductor.package_constants_in_so=False and no "
+           "on-disk weights.";
+  if (Files.Weights)
+    Msg += "\nThe weights blob " + Files.WeightsPath +
+           " cannot stand in: this model reads no blob.";
+  Msg += "\nhint: export it again with aot_inductor.package_constants_in_so=True (the weights "
+         "inside the .so), or with aot_inductor.package_constants_on_disk_format="
+         "\"binary_blob\" (a weights blob in the package)";
+  return Error(ErrorKind::Weights, Msg);
 }
 
 void Model::Impl::describe() {
@@ -402,6 +501,7 @@ void Model::Impl::describe() {
       OutputNames.push_back("output" + std::to_string(I));
     else
       OutputNames.emplace_back(Name);
+    OutputSpecs.push_back(TensorSpec{OutputNames.back(), std::nullopt, std::nullopt});
   }
 
   auto NumConstants = symbol<CountFn>("AOTInductorModelContainerGetNumConstants");
@@ -409,6 +509,7 @@ void Model::Impl::describe() {
   auto ConstantFQN = symbol<NameFn>("AOTInductorModelContainerGetConstantOriginalFQN");
   auto ConstantDType = symbol<DTypeFn>("AOTInductorModelContainerGetConstantDtype");
   auto ConstantSize = symbol<DataSizeFn>("AOTInductorModelContainerGetConstantDataSize");
+  auto ConstantFolded = symbol<FlagFn>("AOTInductorModelContainerGetConstantFromFolded");
   size_t NC = 0;
   if (!NumConstants || NumConstants(Container, &NC) != 0)
     return;
@@ -424,6 +525,9 @@ void Model::Impl::describe() {
       C.Type = dtypeFromCode(Code);
     if (ConstantSize)
       ConstantSize(Container, I, &C.DataSize);
+    bool Folded = false;
+    if (ConstantFolded && ConstantFolded(Container, I, &Folded) == 0)
+      C.FromFolded = Folded;
     Constants.push_back(std::move(C));
   }
 }
@@ -446,6 +550,7 @@ Device Model::device() const { return P->Dev; }
 const std::string &Model::compiledForDevice() const { return P->CompiledFor; }
 const std::vector<TensorSpec> &Model::inputs() const { return P->Inputs; }
 const std::vector<std::string> &Model::outputNames() const { return P->OutputNames; }
+const std::vector<TensorSpec> &Model::outputs() const { return P->OutputSpecs; }
 const std::vector<ConstantInfo> &Model::constants() const { return P->Constants; }
 uint64_t Model::constantsBlobSize() const { return P->BlobSize; }
 const std::string &Model::weightsPath() const { return P->Files.WeightsPath; }
@@ -560,7 +665,96 @@ Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Ca
   }
   if (Seen.count(nullptr))
     return Error(ErrorKind::RunFailed, "the model returned an empty output slot");
+  for (size_t I = 0; I < R.size(); ++I)
+    if (Expected<TensorSpec> Spec = R.Unique[R.SlotToUnique[I]].describe(M.OutputNames[I]))
+      M.OutputSpecs[I] = std::move(*Spec);
   return R;
+}
+
+/// "float32 [3, 4]", or what is unknown of it.
+static std::string specString(const TensorSpec &S) {
+  return std::string(S.Type ? dtypeName(*S.Type) : "?") + " " +
+         (S.Shape ? shapeString(*S.Shape) : "[?]");
+}
+
+Expected<DeviceInputs> Model::wrap(const std::vector<BufferRef> &Inputs) {
+  const std::vector<TensorSpec> &Specs = P->Inputs;
+  if (Inputs.size() != Specs.size())
+    return Error(ErrorKind::InvalidArgument,
+                 "the model takes " + std::to_string(Specs.size()) + " input" +
+                     (Specs.size() == 1 ? "" : "s") + ", got " + std::to_string(Inputs.size()) +
+                     " buffers");
+  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
+                                                           : aoti_torch_device_type_cpu();
+  DeviceInputs Out;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    const BufferRef &B = Inputs[I];
+    const std::string What = "input " + std::to_string(I) + " " + Specs[I].Name;
+    const std::optional<int64_t> N = numelOf(B.Shape);
+    if (!N)
+      return Error(ErrorKind::InvalidArgument, What + ": bad shape " + shapeString(B.Shape));
+    if (!B.Data && *N > 0)
+      return Error(ErrorKind::InvalidArgument, What + ": the buffer is null");
+    bool Matches = !Specs[I].Type || *Specs[I].Type == B.Type;
+    if (Specs[I].Shape) {
+      const std::vector<int64_t> &Want = *Specs[I].Shape;
+      Matches = Matches && Want.size() == B.Shape.size();
+      for (size_t D = 0; Matches && D < Want.size(); ++D)
+        Matches = Want[D] < 0 || Want[D] == B.Shape[D];
+    }
+    if (!Matches)
+      return Error(ErrorKind::InvalidArgument,
+                   What + ": the model takes " + specString(Specs[I]) + ", the buffer is " +
+                       specString(TensorSpec{"", B.Type, B.Shape}));
+    const std::vector<int64_t> Strides = contiguousStrides(B.Shape);
+    AtenTensorHandle H = nullptr;
+    if (aoti_torch_create_tensor_from_blob(B.Data, static_cast<int64_t>(B.Shape.size()),
+                                           B.Shape.data(), Strides.data(), 0,
+                                           static_cast<int32_t>(B.Type), DevType, P->Dev.Index,
+                                           &H) != 0)
+      return Error(ErrorKind::InvalidArgument, shimError(("cannot wrap " + What).c_str()));
+    Out.Tensors.emplace_back(H);
+  }
+  return Out;
+}
+
+Status Model::copyOutputs(const OutputSet &Outputs, const std::vector<BufferRef> &Into,
+                          void *Stream) {
+  if (Into.size() != Outputs.size())
+    return Error(ErrorKind::InvalidArgument,
+                 "the run has " + std::to_string(Outputs.size()) + " outputs, got " +
+                     std::to_string(Into.size()) + " buffers");
+  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
+                                                           : aoti_torch_device_type_cpu();
+  StreamScope Scope(P->Dev, Stream);
+  for (size_t I = 0; I < Into.size(); ++I) {
+    const std::string Name = I < P->OutputNames.size() ? P->OutputNames[I] : "";
+    const std::string What = "output " + std::to_string(I) + " " + Name;
+    Expected<TensorSpec> Spec = Outputs.Unique[Outputs.SlotToUnique[I]].describe(Name);
+    if (!Spec)
+      return Spec.takeError();
+    const BufferRef &B = Into[I];
+    if (!Spec->Type || *Spec->Type != B.Type || *Spec->Shape != B.Shape)
+      return Error(ErrorKind::InvalidArgument,
+                   What + " is " + specString(*Spec) + ", the buffer is " +
+                       specString(TensorSpec{"", B.Type, B.Shape}));
+    const std::optional<int64_t> N = numelOf(B.Shape);
+    if (!N || *N == 0)
+      continue;
+    if (!B.Data)
+      return Error(ErrorKind::InvalidArgument, What + ": the buffer is null");
+    const std::vector<int64_t> Strides = contiguousStrides(B.Shape);
+    AtenTensorHandle Dst = nullptr;
+    if (aoti_torch_create_tensor_from_blob(B.Data, static_cast<int64_t>(B.Shape.size()),
+                                           B.Shape.data(), Strides.data(), 0,
+                                           static_cast<int32_t>(B.Type), DevType, P->Dev.Index,
+                                           &Dst) != 0)
+      return Error(ErrorKind::InvalidArgument, shimError(("cannot wrap the buffer for " + What).c_str()));
+    TensorHandle Owned(Dst);
+    if (aoti_torch_copy_(Dst, Outputs.slot(I), /*non_blocking=*/0) != 0)
+      return Error(ErrorKind::RunFailed, shimError(("cannot copy " + What).c_str()));
+  }
+  return Status::success();
 }
 
 Expected<std::vector<HostTensor>> Model::download(const OutputSet &Outputs, void *Stream) {

@@ -8,6 +8,13 @@
 // shapes of values NumPy writes, and reject anything else with a message that
 // says what was found.
 //
+// A Fortran-order array (what np.save writes for a transposed array, x.T)
+// holds element (i0, ..., in-1) at flat index i0 + d0 * (i1 + d1 * (...)):
+// the first index varies fastest. It is read into the C order a HostTensor
+// has by walking the C-order multi-index and copying each element from its
+// Fortran position; the Fortran strides are the C strides of the reversed
+// shape. We write C order only.
+//
 //===----------------------------------------------------------------------===//
 #include "aoti/backend/Npy.h"
 
@@ -16,6 +23,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <vector>
 
 namespace aoti::backend {
 
@@ -106,6 +114,35 @@ private:
   size_t Pos = 0;
 };
 
+/// Fills T (shape and dtype set, C order) from Fortran-order data.
+void fromFortranOrder(const std::byte *Fortran, HostTensor &T) {
+  const size_t Rank = T.Shape.size(), Elem = elementSize(T.Type);
+  const int64_t N = T.numel();
+  if (N == 0)
+    return;
+  // Stride (in elements) of each dimension in the Fortran layout.
+  std::vector<int64_t> FStride(Rank);
+  int64_t S = 1;
+  for (size_t D = 0; D < Rank; ++D) {
+    FStride[D] = S;
+    S *= T.Shape[D];
+  }
+  std::vector<int64_t> Index(Rank, 0); // C-order multi-index, last fastest
+  int64_t From = 0;                    // its flat Fortran position
+  std::byte *To = T.Data.data();
+  for (int64_t I = 0; I < N; ++I, To += Elem) {
+    std::memcpy(To, Fortran + static_cast<size_t>(From) * Elem, Elem);
+    for (size_t D = Rank; D-- > 0;) {
+      if (++Index[D] < T.Shape[D]) {
+        From += FStride[D];
+        break;
+      }
+      From -= FStride[D] * (T.Shape[D] - 1);
+      Index[D] = 0;
+    }
+  }
+}
+
 Error bad(const std::string &Name, const std::string &What) {
   return Error(ErrorKind::BadFile, Name + ": not a supported .npy file: " + What);
 }
@@ -183,10 +220,6 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> Bytes,
     return bad(Name, "trailing characters after the header dict");
   if (!Descr || !Fortran || !Shape)
     return bad(Name, "header lacks 'descr', 'fortran_order' or 'shape'");
-  if (*Fortran)
-    return bad(Name, "Fortran-order arrays are not supported (save a C-order "
-                     "array: np.ascontiguousarray)");
-
   std::optional<DType> Type;
   for (const DescrEntry &E : ReadDescrs)
     if (E.Descr == *Descr)
@@ -209,7 +242,11 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> Bytes,
                          std::to_string(Want) + " bytes of data, the file has " +
                          std::to_string(Payload));
   HostTensor T(*Type, std::move(*Shape));
-  std::memcpy(T.Data.data(), Bytes.data() + HeaderStart + HeaderLen, Want);
+  const std::byte *Data = Bytes.data() + HeaderStart + HeaderLen;
+  if (*Fortran && T.Shape.size() > 1)
+    fromFortranOrder(Data, T);
+  else // one dimension or none: both orders are the same bytes
+    std::memcpy(T.Data.data(), Data, Want);
   if (*Type == DType::Bool)
     for (std::byte &B : T.Data)
       if (static_cast<unsigned char>(B) > 1)

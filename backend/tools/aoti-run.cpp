@@ -553,9 +553,12 @@ int main(int argc, char **argv) {
   App.add_option("model", O.ModelPath, "a .pt2 package or a model .so")->required();
   App.add_option("--device", O.DeviceText,
                  "cpu, cuda or cuda:N (default: what the model was compiled for)");
-  App.add_option("--input,-i", O.Inputs, "an input as .npy, one per model input, in order");
-  App.add_option("--output-dir,-o", O.OutputDir, "write outputs there as output_<i>.npy");
-  App.add_option("--expect,-e", O.Expects, "expected output .npy, in output order");
+  App.add_option("--input,-i", O.Inputs,
+                 "an input as .npy (C or Fortran order), one per model input, in order");
+  App.add_option("--output-dir,-o", O.OutputDir,
+                 "write outputs there as output_<i>.npy, always written in C order");
+  App.add_option("--expect,-e", O.Expects,
+                 "expected output .npy (C or Fortran order), in output order");
   App.add_option("--rtol", O.RTol, "relative tolerance for floating-point outputs")
       ->check(CLI::NonNegativeNumber);
   App.add_option("--atol", O.ATol, "absolute tolerance for floating-point outputs")

@@ -21,8 +21,10 @@
 extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <malloc.h>
@@ -41,8 +43,9 @@ public:
     char Template[] = "/tmp/aoti-backend-test-XXXXXX";
     ASSERT_NE(mkdtemp(Template), nullptr);
     Dir = Template;
-    std::string E = aoti::testing::writeFixtures(Dir, {FAKE_MODEL_SO, FAKE_MISSING_MODEL_SO,
-                                                       NOT_A_MODEL_SO});
+    std::string E = aoti::testing::writeFixtures(
+        Dir, {FAKE_MODEL_SO, FAKE_MISSING_MODEL_SO, NOT_A_MODEL_SO, FAKE_IN_SO_MODEL_SO,
+              FAKE_NO_WEIGHTS_MODEL_SO});
     ASSERT_EQ(E, "");
   }
   void TearDown() override {
@@ -132,8 +135,9 @@ TEST(Npy, RejectsWhatItCannotReadExactly) {
   Fails(Good.substr(0, Good.size() - 1), "needs 48 bytes of data, the file has 47");
   Fails(Good + "x", "the file has 49");
   std::string F = Good;
-  F.replace(F.find("False"), 5, "True ");
-  Fails(F, "Fortran-order");
+  F.replace(F.find("False"), 5, "Maybe");
+  Fails(F, "'fortran_order' is not True or False");
+  Fails(aoti::testing::fortranOrderNpy(inputX()) + "x", "the file has 49");
   std::string BE = Good;
   BE.replace(BE.find("<f4"), 3, ">f4");
   Fails(BE, "big-endian");
@@ -156,7 +160,95 @@ TEST(Npy, ReadsFilesAndNamesThemInErrors) {
   ASSERT_FALSE(Missing);
   EXPECT_NE(Missing.error().message().find("nope.npy: cannot open"), std::string::npos);
   EXPECT_FALSE(readNpy(fixture("truncated.npy")));
-  EXPECT_FALSE(readNpy(fixture("fortran.npy")));
+  Expected<HostTensor> F = readNpy(fixture("x_fortran.npy"));
+  ASSERT_TRUE(F) << F.error().message();
+  EXPECT_EQ(F->Data, inputX().Data);
+}
+
+// Element (i, j[, k]) of a test array: distinct in every byte position that
+// the dtype has, so a misplaced element cannot compare equal by accident.
+uint64_t pattern(int64_t Flat) { return 0x0101010101010101ull * static_cast<uint64_t>(Flat + 1); }
+
+TEST(Npy, ReadsFortranOrderIntoCOrderForEveryDTypeIn2DAnd3D) {
+  struct Case {
+    const char *Descr;
+    DType Type;
+  };
+  const Case Cases[] = {{"<f4", DType::Float32}, {"<f2", DType::Float16}, {"<f8", DType::Float64},
+                        {"<i8", DType::Int64},   {"<i4", DType::Int32},   {"<i2", DType::Int16},
+                        {"|i1", DType::Int8},    {"|u1", DType::UInt8},   {"<u2", DType::UInt16},
+                        {"|b1", DType::Bool},    {"<V2", DType::BFloat16}, {"|V2", DType::BFloat16}};
+  for (const Case &C : Cases)
+    for (const std::vector<int64_t> &Shape :
+         {std::vector<int64_t>{3, 5}, std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{1, 7},
+          std::vector<int64_t>{4, 1, 3}, std::vector<int64_t>{2, 0, 3}}) {
+      const size_t Elem = elementSize(C.Type);
+      // The file, written by hand: header, then the elements with the first
+      // index varying fastest (explicit loops, one per rank).
+      int64_t D0 = Shape[0], D1 = Shape[1], D2 = Shape.size() == 3 ? Shape[2] : 1;
+      std::string Data;
+      auto Put = [&](int64_t I, int64_t J, int64_t K) {
+        const int64_t CFlat = (I * D1 + J) * D2 + K; // where C order puts it
+        uint64_t V = C.Type == DType::Bool ? static_cast<uint64_t>(CFlat % 2) : pattern(CFlat);
+        Data.append(reinterpret_cast<const char *>(&V), Elem);
+      };
+      for (int64_t K = 0; K < D2; ++K)
+        for (int64_t J = 0; J < D1; ++J)
+          for (int64_t I = 0; I < D0; ++I)
+            Put(I, J, K);
+      std::string ShapeText = "(" + std::to_string(D0) + ", " + std::to_string(D1) +
+                              (Shape.size() == 3 ? ", " + std::to_string(D2) : "") + ")";
+      std::string Dict = "{'descr': '" + std::string(C.Descr) +
+                         "', 'fortran_order': True, 'shape': " + ShapeText + ", }";
+      Dict.append((64 - (10 + Dict.size() + 1) % 64) % 64, ' ');
+      Dict += '\n';
+      std::string File = std::string("\x93NUMPY\x01\x00", 8);
+      File += static_cast<char>(Dict.size() & 0xFF);
+      File += static_cast<char>(Dict.size() >> 8);
+      File += Dict + Data;
+
+      const std::string What = std::string(C.Descr) + " " + shapeString(Shape);
+      Expected<HostTensor> T = parseNpy(std::as_bytes(std::span(File)), "f.npy");
+      ASSERT_TRUE(T) << What << ": " << T.error().message();
+      EXPECT_EQ(T->Type, C.Type) << What;
+      ASSERT_EQ(T->Shape, Shape) << What;
+      ASSERT_EQ(T->Data.size(), static_cast<size_t>(D0 * D1 * D2) * Elem) << What;
+      for (int64_t I = 0; I < D0; ++I)
+        for (int64_t J = 0; J < D1; ++J)
+          for (int64_t K = 0; K < D2; ++K) {
+            const int64_t CFlat = (I * D1 + J) * D2 + K;
+            uint64_t Want = C.Type == DType::Bool ? static_cast<uint64_t>(CFlat % 2) : pattern(CFlat);
+            uint64_t Got = 0;
+            std::memcpy(&Got, T->Data.data() + CFlat * Elem, Elem);
+            Want &= Elem == 8 ? ~0ull : (1ull << (8 * Elem)) - 1;
+            EXPECT_EQ(Got, Want) << What << " at (" << I << ", " << J << ", " << K << ")";
+          }
+    }
+}
+
+TEST(Npy, AFortranOrderFileWrittenByTheFixturesReadsBackAsTheArray) {
+  // The fixtures' writer (division-based) against the reader (odometer walk),
+  // on values, for a float and an integer 3-d array.
+  HostTensor A(DType::Float64, {3, 2, 5});
+  for (int64_t I = 0; I < A.numel(); ++I)
+    A.data<double>()[I] = 0.5 * static_cast<double>(I) - 3.0;
+  HostTensor B(DType::Int16, {2, 4, 3});
+  for (int64_t I = 0; I < B.numel(); ++I)
+    B.data<int16_t>()[I] = static_cast<int16_t>(I * 37 - 400);
+  for (const HostTensor *T : {&A, &B}) {
+    std::string Bytes = aoti::testing::fortranOrderNpy(*T);
+    ASSERT_NE(Bytes.find("'fortran_order': True"), std::string::npos);
+    ASSERT_NE(Bytes.substr(Bytes.size() - T->Data.size()),
+              std::string(reinterpret_cast<const char *>(T->Data.data()), T->Data.size()))
+        << "a 3-d Fortran file must not hold the C-order bytes";
+    Expected<HostTensor> R = parseNpy(std::as_bytes(std::span(Bytes)), "t.npy");
+    ASSERT_TRUE(R) << R.error().message();
+    EXPECT_EQ(R->Shape, T->Shape);
+    for (int64_t I = 0; I < T->numel(); ++I)
+      EXPECT_EQ(R->valueAt(I), T->valueAt(I)) << I;
+    // Written back, it is C order.
+    EXPECT_NE(serializeNpy(*R).find("'fortran_order': False"), std::string::npos);
+  }
 }
 
 // --- dtypes and comparisons --------------------------------------------------
@@ -412,6 +504,80 @@ TEST(Model, OutputSlotsShareOneHandleAndViewsOutliveTheInput) {
   EXPECT_FLOAT_EQ((*Host)[2].data<float>()[3], fixtureX(0, 3));
 }
 
+TEST(Model, RunsOnBuffersTheCallerOwns) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("model.pt2"), cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  Model &Mod = **M;
+  ASSERT_EQ(Mod.outputs().size(), 3u);
+  EXPECT_EQ(Mod.outputs()[2].Name, "x_row0");
+  EXPECT_FALSE(Mod.outputs()[0].Type); // unknown before a run
+  EXPECT_FALSE(Mod.outputs()[0].Shape);
+
+  std::vector<float> X(5 * 4), Y(5 * 4, -99.0f), YAgain(5 * 4, -99.0f), Row(4, -99.0f);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = fixtureX(static_cast<int>(I / 4), static_cast<int>(I % 4));
+  const std::vector<float> XBefore = X;
+  Expected<DeviceInputs> In = Mod.wrap({BufferRef{X.data(), DType::Float32, {5, 4}}});
+  ASSERT_TRUE(In) << In.error().message();
+  for (int Run = 0; Run < 3; ++Run) { // one wrap serves many runs
+    Expected<OutputSet> Out = Mod.run(*In, nullptr);
+    ASSERT_TRUE(Out) << Out.error().message();
+    EXPECT_EQ(Mod.outputs()[0].Type, DType::Float32);
+    EXPECT_EQ(Mod.outputs()[0].Shape, (std::vector<int64_t>{5, 4}));
+    EXPECT_EQ(Mod.outputs()[2].Shape, (std::vector<int64_t>{4}));
+    Status S = Mod.copyOutputs(*Out,
+                               {BufferRef{Y.data(), DType::Float32, {5, 4}},
+                                BufferRef{YAgain.data(), DType::Float32, {5, 4}},
+                                BufferRef{Row.data(), DType::Float32, {4}}},
+                               nullptr);
+    ASSERT_TRUE(S) << S.error().message();
+    for (int R = 0; R < 5; ++R)
+      for (int C = 0; C < 4; ++C) {
+        EXPECT_FLOAT_EQ(Y[R * 4 + C], fixtureX(R, C) * FixtureW[C] + FixtureB[C]);
+        EXPECT_FLOAT_EQ(YAgain[R * 4 + C], Y[R * 4 + C]);
+      }
+    for (int C = 0; C < 4; ++C)
+      EXPECT_FLOAT_EQ(Row[C], fixtureX(0, C));
+
+    // Every way the buffers can be wrong.
+    auto Refused = [&](std::vector<BufferRef> Into, const char *Why) {
+      Status Bad = Mod.copyOutputs(*Out, Into, nullptr);
+      ASSERT_FALSE(Bad) << Why;
+      EXPECT_EQ(Bad.error().kind(), ErrorKind::InvalidArgument);
+      EXPECT_NE(Bad.error().message().find(Why), std::string::npos) << Bad.error().message();
+    };
+    Refused({BufferRef{Y.data(), DType::Float32, {5, 4}}}, "the run has 3 outputs, got 1 buffers");
+    Refused({BufferRef{Y.data(), DType::Float32, {4, 5}}, BufferRef{YAgain.data(), DType::Float32, {5, 4}},
+             BufferRef{Row.data(), DType::Float32, {4}}},
+            "output 0 y is float32 [5, 4], the buffer is float32 [4, 5]");
+    Refused({BufferRef{Y.data(), DType::Float32, {5, 4}}, BufferRef{YAgain.data(), DType::Float64, {5, 4}},
+             BufferRef{Row.data(), DType::Float32, {4}}},
+            "output 1 y_again is float32 [5, 4], the buffer is float64 [5, 4]");
+    Refused({BufferRef{Y.data(), DType::Float32, {5, 4}}, BufferRef{YAgain.data(), DType::Float32, {5, 4}},
+             BufferRef{nullptr, DType::Float32, {4}}},
+            "output 2 x_row0: the buffer is null");
+    Mod.release(*Out, nullptr);
+  }
+  In->Tensors.clear();
+  EXPECT_EQ(X, XBefore); // read in place, never written, still the caller's
+
+  auto WrapRefused = [&](std::vector<BufferRef> Bufs, const char *Why) {
+    Expected<DeviceInputs> Bad = Mod.wrap(Bufs);
+    ASSERT_FALSE(Bad) << Why;
+    EXPECT_EQ(Bad.error().kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(Bad.error().message().find(Why), std::string::npos) << Bad.error().message();
+  };
+  WrapRefused({}, "the model takes 1 input, got 0 buffers");
+  WrapRefused({BufferRef{nullptr, DType::Float32, {5, 4}}}, "input 0 x: the buffer is null");
+  // The package's source declares float32 [-1, 4] (dynamic rows).
+  WrapRefused({BufferRef{X.data(), DType::Float64, {5, 4}}},
+              "input 0 x: the model takes float32 [-1, 4], the buffer is float64 [5, 4]");
+  WrapRefused({BufferRef{X.data(), DType::Float32, {4, 5}}},
+              "the model takes float32 [-1, 4], the buffer is float32 [4, 5]");
+  WrapRefused({BufferRef{X.data(), DType::Float32, {20}}}, "the buffer is float32 [20]");
+  WrapRefused({BufferRef{X.data(), DType::Float32, {-1, 4}}}, "bad shape [-1, 4]");
+}
+
 TEST(Model, WrongNumberOfInputs) {
   Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
   ASSERT_TRUE(M);
@@ -454,6 +620,119 @@ TEST(Model, MissingAndShortWeightsBlobs) {
   M = Model::load(fixture("noblob/m.wrapper.so"), O);
   ASSERT_FALSE(M);
   EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+}
+
+TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
+  // What each export option leaves between _binary_constants_bin_start and
+  // _end (fake_model.cpp): the blob's size, the weights, one byte.
+  EXPECT_EQ(embeddedConstantsSize(FAKE_MODEL_SO), 8u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_IN_SO_MODEL_SO), 32u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_MMAP_SELF_MODEL_SO), 16u);
+  EXPECT_EQ(embeddedConstantsSize(FAKE_NO_SECTION_MODEL_SO), std::nullopt);
+  // From .dynsym, where AOTInductor's models have them, and from .symtab
+  // (the weights-in-.so build hides them).
+  auto Exported = [](const char *So) {
+    Expected<DynamicImports> D = readDynamicImports(So);
+    return D && std::find(D->Exports.begin(), D->Exports.end(),
+                          "_binary_constants_bin_start") != D->Exports.end();
+  };
+  EXPECT_TRUE(Exported(FAKE_MODEL_SO));
+  EXPECT_TRUE(Exported(FAKE_NO_WEIGHTS_MODEL_SO));
+  EXPECT_FALSE(Exported(FAKE_IN_SO_MODEL_SO));
+  EXPECT_EQ(embeddedConstantsSize(NOT_A_MODEL_SO), std::nullopt);
+  EXPECT_EQ(embeddedConstantsSize(fixture("garbage.bin")), std::nullopt);
+  EXPECT_EQ(embeddedConstantsSize(fixture("does-not-exist.so")), std::nullopt);
+}
+
+TEST(Model, WeightsInTheSoNeedNoBlob) {
+  for (const char *Name : {"inso/m.wrapper.so", "inso.pt2"}) {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture(Name), cpu());
+    ASSERT_TRUE(M) << Name << ": " << M.error().message();
+    EXPECT_EQ((*M)->constantsBlobSize(), 0u) << Name;
+    EXPECT_EQ((*M)->weightsPath(), "") << Name;
+    // The model's "only available for mmap'd weights" is not passed on.
+    EXPECT_TRUE((*M)->notes().empty()) << Name << ": " << (*M)->notes().front();
+    ASSERT_EQ((*M)->constants().size(), 2u);
+    EXPECT_FALSE((*M)->constants()[0].FromFolded);
+    Expected<std::vector<HostTensor>> Out = (*M)->run({inputX()});
+    ASSERT_TRUE(Out) << Name << ": " << Out.error().message();
+    expectY((*Out)[0], 3);
+  }
+}
+
+TEST(Model, WeightsAppendedToTheSoNeedNoBlob) {
+  // It reports a blob size (its weights' + 8) but reads no blob.
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_MMAP_SELF_MODEL_SO, cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  EXPECT_EQ((*M)->constantsBlobSize(), 0u);
+  EXPECT_EQ((*M)->weightsPath(), "");
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX()});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectY((*Out)[0], 3);
+  LoadOptions WithBlob = cpu();
+  WithBlob.WeightsPath = fixture("so/m.wrapper_weights.blob");
+  M = Model::load(FAKE_MMAP_SELF_MODEL_SO, WithBlob);
+  ASSERT_TRUE(M) << M.error().message();
+  ASSERT_EQ((*M)->notes().size(), 1u);
+  EXPECT_NE((*M)->notes()[0].find("is not used: the model's weights are appended to its .so"),
+            std::string::npos)
+      << (*M)->notes()[0];
+}
+
+TEST(Model, AModelWithoutAConstantsSectionLoadsWithANote) {
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_NO_SECTION_MODEL_SO, cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  ASSERT_EQ((*M)->notes().size(), 1u);
+  EXPECT_NE((*M)->notes()[0].find(": cannot tell whether the model holds its 2 constants (its "
+                                  ".so defines no _binary_constants_bin_start/_end)"),
+            std::string::npos)
+      << (*M)->notes()[0];
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX()});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectY((*Out)[0], 3);
+}
+
+TEST(Model, ARefusalNamesTheFirstFiveConstants) {
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_MANY_NO_WEIGHTS_MODEL_SO, cpu());
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::Weights);
+  EXPECT_NE(M.error().message().find(
+                "7 constants (112 bytes) are neither in its .so nor in a weights blob: "
+                "fc.weight, fc.bias, layers.2.weight, layers.3.weight, layers.4.weight, "
+                "and 2 more."),
+            std::string::npos)
+      << M.error().message();
+}
+
+TEST(Model, AModelWithoutWeightsIsRefusedBeforeItRuns) {
+  // Its run would abort the test (fake_model.cpp, FAKE_MODEL_NO_WEIGHTS).
+  auto Refused = [](const std::string &Name, const LoadOptions &O,
+                    std::vector<std::string> Says) {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture(Name), O);
+    ASSERT_FALSE(M) << Name << " loaded";
+    EXPECT_EQ(M.error().kind(), ErrorKind::Weights) << Name;
+    Says.insert(Says.begin(),
+                {fixture(Name) + ": the model's weights are missing: 2 constants (32 bytes) "
+                                 "are neither in its .so nor in a weights blob: fc.weight, "
+                                 "fc.bias.",
+                 "hint: export it again with aot_inductor.package_constants_in_so=True (the "
+                 "weights inside the .so), or with aot_inductor.package_constants_on_disk_"
+                 "format=\"binary_blob\" (a weights blob in the package)"});
+    for (const std::string &S : Says)
+      EXPECT_NE(M.error().message().find(S), std::string::npos)
+          << Name << ": wants \"" << S << "\" in:\n" << M.error().message();
+  };
+  const std::string NoDiskFormat =
+      "exported with aot_inductor.package_constants_in_so=False and no on-disk weights";
+  Refused("noweights/m.wrapper.so", cpu(), {NoDiskFormat});
+  Refused("noweights.pt2", cpu(), {NoDiskFormat});
+  Refused("pickled.pt2", cpu(),
+          {"pickled under data/weights/ (package_constants_on_disk_format=\"pickle_weights\")"});
+  LoadOptions WithBlob = cpu();
+  WithBlob.WeightsPath = fixture("so/m.wrapper_weights.blob");
+  Refused("noweights/m.wrapper.so", WithBlob,
+          {NoDiskFormat, "so/m.wrapper_weights.blob cannot stand in: this model reads no blob"});
 }
 
 TEST(Model, FilesThatAreNotModels) {

@@ -77,14 +77,39 @@ HostTensor floats(std::vector<int64_t> Shape, float (*Fn)(int, int)) {
 
 } // namespace
 
+std::string fortranOrderNpy(const HostTensor &T) {
+  std::string Bytes = serializeNpy(T);
+  const size_t Header = Bytes.size() - T.Data.size();
+  Bytes.replace(Bytes.find("'fortran_order': False"), 22, "'fortran_order': True ");
+  const size_t Elem = elementSize(T.Type), Rank = T.Shape.size();
+  for (int64_t C = 0; C < T.numel(); ++C) {
+    // C-order flat index -> multi-index -> Fortran flat index.
+    int64_t Rest = C, F = 0, Scale = 1;
+    std::vector<int64_t> Index(Rank);
+    for (size_t D = Rank; D-- > 0;) {
+      Index[D] = Rest % T.Shape[D];
+      Rest /= T.Shape[D];
+    }
+    for (size_t D = 0; D < Rank; ++D) {
+      F += Index[D] * Scale;
+      Scale *= T.Shape[D];
+    }
+    std::memcpy(Bytes.data() + Header + F * Elem, T.Data.data() + C * Elem, Elem);
+  }
+  return Bytes;
+}
+
 std::string writeFixtures(const std::string &DirName, const Plugins &P) {
   const fs::path Dir(DirName);
   std::error_code EC;
   fs::create_directories(Dir, EC);
   const std::string So = readText(P.Model);
   const std::string Missing = readText(P.MissingModel);
-  if (So.empty() || Missing.empty())
-    return "cannot read the plugins " + P.Model + ", " + P.MissingModel;
+  const std::string InSo = readText(P.InSoModel);
+  const std::string NoWeights = readText(P.NoWeightsModel);
+  if (So.empty() || Missing.empty() || InSo.empty() || NoWeights.empty())
+    return "cannot read the plugins " + P.Model + ", " + P.MissingModel + ", " + P.InSoModel +
+           ", " + P.NoWeightsModel;
 
   bool Ok = writeText(Dir / "so/m.wrapper.so", So) &&
             writeText(Dir / "so/m.wrapper_metadata.json", metadata("cpu")) &&
@@ -98,7 +123,11 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
             writeText(Dir / "missing/m.wrapper.so", Missing) &&
             writeText(Dir / "missing/m.wrapper_weights.blob", blob(32)) &&
             writeText(Dir / "notamodel.so", readText(P.NotAModel)) &&
-            writeText(Dir / "garbage.bin", "this is not a model\n");
+            writeText(Dir / "garbage.bin", "this is not a model\n") &&
+            writeText(Dir / "inso/m.wrapper.so", InSo) &&
+            writeText(Dir / "inso/m.wrapper_metadata.json", metadata("cpu")) &&
+            writeText(Dir / "noweights/m.wrapper.so", NoWeights) &&
+            writeText(Dir / "noweights/m.wrapper_metadata.json", metadata("cpu"));
   if (!Ok)
     return "cannot write fixtures under " + Dir.string();
 
@@ -124,6 +153,28 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
   Package[3].second = metadata("cuda");
   if (std::string E = zipFiles(Dir / "cuda.pt2", Package); !E.empty())
     return E;
+  // The same package, but the .so without weights in it or beside it; then
+  // with them pickled as torch's pickle_weights format stores them.
+  auto WithSo = [&](const std::string &Lib, bool Pickled) {
+    std::vector<std::pair<std::string, std::string>> Files;
+    for (const auto &F : Package)
+      if (F.first.find("_weights.blob") == std::string::npos)
+        Files.push_back(F);
+    Files[2].second = Lib;
+    Files[3].second = metadata("cpu");
+    if (Pickled) {
+      Files.push_back({"some_model/data/weights/weight_0", "\x80\x02pickled fc.weight"});
+      Files.push_back({"some_model/data/weights/weight_1", "\x80\x02pickled fc.bias"});
+      Files.push_back({Folder + "weights_config.json", "{}"});
+    }
+    return Files;
+  };
+  if (std::string E = zipFiles(Dir / "inso.pt2", WithSo(InSo, false)); !E.empty())
+    return E;
+  if (std::string E = zipFiles(Dir / "noweights.pt2", WithSo(NoWeights, false)); !E.empty())
+    return E;
+  if (std::string E = zipFiles(Dir / "pickled.pt2", WithSo(NoWeights, true)); !E.empty())
+    return E;
   if (std::string E = zipFiles(Dir / "nomodel.pt2", {{"some_model/data/readme.txt", "no model"}});
       !E.empty())
     return E;
@@ -146,9 +197,9 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
       return S.error().message();
   std::string Truncated = serializeNpy(X);
   Truncated.resize(Truncated.size() - 3);
-  std::string Fortran = serializeNpy(X);
-  Fortran.replace(Fortran.find("False"), 5, "True ");
-  if (!writeText(Dir / "truncated.npy", Truncated) || !writeText(Dir / "fortran.npy", Fortran))
+  if (!writeText(Dir / "truncated.npy", Truncated) ||
+      !writeText(Dir / "x_fortran.npy", fortranOrderNpy(X)) ||
+      !writeText(Dir / "expect_y_fortran.npy", fortranOrderNpy(Y)))
     return "cannot write the bad .npy files";
   return "";
 }

@@ -15,6 +15,29 @@
 // Built with FAKE_MODEL_EXTRA_IMPORTS it also references two symbols no host
 // defines, so that loading it must name both.
 //
+// Where its weights are follows what AOTInductor's export options make of a
+// model (model_base.h, codecache.py), down to the constants section it links
+// in (_binary_constants_bin_start.._end):
+//   default                 package_constants_on_disk_format="binary_blob":
+//                           the section holds the blob's size (8 bytes);
+//                           GetConstantsBlobSize returns it; the weights come
+//                           through UpdateConstantsFromBlob
+//   FAKE_MODEL_WEIGHTS_IN_SO  package_constants_in_so=True: the section holds
+//                           w and b, loaded when the container is created;
+//                           GetConstantsBlobSize fails, UpdateConstantsFromBlob
+//                           does nothing
+//   FAKE_MODEL_WEIGHTS_MMAP_SELF  weights over 2 GB, appended to the .so and
+//                           mmap'd by the model itself: the section holds
+//                           their size + 8 and a magic number (16 bytes);
+//                           GetConstantsBlobSize returns size + 8; the
+//                           constants are loaded at creation (here from the
+//                           weights this file carries)
+//   FAKE_MODEL_NO_SECTION   no constants section; weights it carries, loaded
+//                           at creation; GetConstantsBlobSize fails
+//   FAKE_MODEL_NO_WEIGHTS   package_constants_in_so=False, no on-disk format:
+//                           a 1-byte section, no constants loaded; its run
+//                           crashes as such a model does on a GPU
+//
 // FAKE_MODEL_FAULT injects the faults a broken model has (the runner must
 // survive each and say what happened):
 //   throw-create, throw-run   a C++ exception out of the entry point
@@ -44,10 +67,91 @@ struct Container {
 };
 
 constexpr uint64_t BlobBytes = 8 * sizeof(float);
+
+// The constants section, as AOTInductor's weights.S defines it: two global
+// labels around the data, in the model's dynamic symbol table (AOTInductor
+// compiles without -fvisibility; this file is built with hidden, so the
+// declarations below say default). FAKE_MODEL_HIDDEN_SECTION keeps them out
+// of .dynsym, in .symtab only.
+#if defined(FAKE_MODEL_NO_SECTION)
+// No constants section at all (a model AOTInductor did not generate).
+#elif defined(FAKE_MODEL_WEIGHTS_IN_SO)
+#define FAKE_CONSTANTS_DATA ".float 1.0, 2.0, -3.0, 0.5\n .float 0.25, -1.0, 0.0, 4.0\n"
+#elif defined(FAKE_MODEL_NO_WEIGHTS)
+#define FAKE_CONSTANTS_DATA ".space 1\n"
+#elif defined(FAKE_MODEL_WEIGHTS_MMAP_SELF)
+#define FAKE_CONSTANTS_DATA ".quad 40, 0x5eed5eed5eed5eed\n"
+#else
+#define FAKE_CONSTANTS_DATA ".quad 32\n"
+#endif
+#ifdef FAKE_CONSTANTS_DATA
+#ifdef FAKE_MODEL_HIDDEN_SECTION
+#define FAKE_SECTION_HIDDEN ".hidden _binary_constants_bin_start, _binary_constants_bin_end\n"
+#else
+#define FAKE_SECTION_HIDDEN ""
+#endif
+asm(".pushsection .rodata\n"
+    ".balign 64\n"
+    ".globl _binary_constants_bin_start\n"
+    "_binary_constants_bin_start:\n" FAKE_CONSTANTS_DATA
+    ".globl _binary_constants_bin_end\n" FAKE_SECTION_HIDDEN
+    "_binary_constants_bin_end:\n"
+    ".popsection\n");
+#ifdef FAKE_MODEL_HIDDEN_SECTION
+#define FAKE_SECTION_VISIBILITY "hidden"
+#else
+#define FAKE_SECTION_VISIBILITY "default"
+#endif
+extern "C" __attribute__((visibility(FAKE_SECTION_VISIBILITY))) const unsigned char
+    _binary_constants_bin_start[];
+extern "C" __attribute__((visibility(FAKE_SECTION_VISIBILITY))) const unsigned char
+    _binary_constants_bin_end[];
+const unsigned char *const Section = _binary_constants_bin_start;
+#else
+const unsigned char *const Section = nullptr;
+#endif
+constexpr bool WeightsInSo =
+#if defined(FAKE_MODEL_WEIGHTS_IN_SO)
+    true;
+#else
+    false;
+#endif
+constexpr bool WeightsMmapSelf =
+#if defined(FAKE_MODEL_WEIGHTS_MMAP_SELF)
+    true;
+#else
+    false;
+#endif
+// Whether the model asks for an external blob (USE_MMAP_EXTERNAL).
+constexpr bool ReadsABlob =
+#if defined(FAKE_MODEL_WEIGHTS_IN_SO) || defined(FAKE_MODEL_NO_WEIGHTS) || \
+    defined(FAKE_MODEL_WEIGHTS_MMAP_SELF) || defined(FAKE_MODEL_NO_SECTION)
+    false;
+#else
+    true;
+#endif
+// Loads AppendedWeights at creation: what the self-mmap'd variant finds at
+// the end of its file, and the weights the variant without a section holds.
+constexpr bool CarriesWeights =
+#if defined(FAKE_MODEL_WEIGHTS_MMAP_SELF) || defined(FAKE_MODEL_NO_SECTION)
+    true;
+#else
+    false;
+#endif
+const float AppendedWeights[8] = {1.0f, 2.0f, -3.0f, 0.5f, 0.25f, -1.0f, 0.0f, 4.0f};
 const char *const InputNames[] = {"x"};
 const char *const OutputNames[] = {"y", "y_again", "x_row0"};
-const char *const ConstantNames[] = {"w", "b"};
-const char *const ConstantFQNs[] = {"fc.weight", "fc.bias"};
+// FAKE_MODEL_MANY_CONSTANTS declares five more constants (an error that
+// names constants names only the first few).
+#ifdef FAKE_MODEL_MANY_CONSTANTS
+constexpr size_t NumConstants = 7;
+#else
+constexpr size_t NumConstants = 2;
+#endif
+const char *const ConstantNames[] = {"w", "b", "l2", "l3", "l4", "l5", "l6"};
+const char *const ConstantFQNs[] = {"fc.weight",       "fc.bias",         "layers.2.weight",
+                                    "layers.3.weight", "layers.4.weight", "layers.5.weight",
+                                    "layers.6.weight"};
 
 bool checksEnabled() {
   static const bool On = [] {
@@ -81,6 +185,17 @@ FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_
   if (!DeviceStr || std::strcmp(DeviceStr, "cpu") != 0)
     return fail(std::string("fake model is compiled for cpu, got ") + (DeviceStr ? DeviceStr : "null"));
   *Ret = new Container;
+  if (WeightsInSo) { // load_constants() of a model that holds its weights
+    std::memcpy((*Ret)->W, Section, sizeof(Container::W));
+    std::memcpy((*Ret)->B, Section + sizeof(Container::W),
+                sizeof(Container::B));
+    (*Ret)->ConstantsLoaded = true;
+  }
+  if (CarriesWeights) {
+    std::memcpy((*Ret)->W, AppendedWeights, sizeof(Container::W));
+    std::memcpy((*Ret)->B, AppendedWeights + 4, sizeof(Container::B));
+    (*Ret)->ConstantsLoaded = true;
+  }
   return 0;
 }
 
@@ -112,39 +227,54 @@ FAKE_EXPORT int32_t AOTInductorModelContainerGetOutputName(Handle, size_t I, con
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetNumConstants(Handle, size_t *N) {
-  *N = 2;
+  *N = NumConstants;
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantName(Handle, size_t I, const char **Name) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Name = ConstantNames[I];
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantOriginalFQN(Handle, size_t I,
                                                                     const char **Name) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Name = ConstantFQNs[I];
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDtype(Handle, size_t I, int32_t *DType) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *DType = aoti_torch_dtype_float32();
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantDataSize(Handle, size_t I, size_t *Size) {
-  if (I >= 2)
+  if (I >= NumConstants)
     return 1;
   *Size = 4 * sizeof(float);
   return 0;
 }
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantFromFolded(Handle, size_t I,
+                                                                   bool *Folded) {
+  if (I >= NumConstants)
+    return 1;
+  *Folded = false;
+  return 0;
+}
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantsBlobSize(Handle, uint64_t *Size) {
+  if (WeightsMmapSelf) { // the section's first word
+    std::memcpy(Size, Section, sizeof *Size);
+    return 0;
+  }
+  if (!ReadsABlob) // what the generated wrapper prints for weights not mmap'd
+    return fail("constant blob size is only available for mmap'd weights");
   *Size = BlobBytes;
   return 0;
 }
 FAKE_EXPORT int32_t AOTInductorModelUpdateConstantsFromBlob(Handle H, const uint8_t *Blob) {
+  if (!ReadsABlob) // update_constants_from_blob without USE_MMAP_EXTERNAL
+    return 0;
   std::memcpy(H->W, Blob, sizeof H->W);
   std::memcpy(H->B, Blob + sizeof H->W, sizeof H->B);
   H->ConstantsLoaded = true;
@@ -181,8 +311,14 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
       return fail("input_handles[0]: unmatched dim value at 1, expected: 4, but got: " +
                   std::to_string(Sizes[1]));
   }
-  if (!H->ConstantsLoaded)
+  if (!H->ConstantsLoaded) {
+#ifdef FAKE_MODEL_NO_WEIGHTS
+    // A real model goes on with null constants; this one says so and dies.
+    std::cerr << "fake model: ran with null constants: an illegal memory access" << std::endl;
+    std::abort();
+#endif
     return fail("constants were never loaded");
+  }
 
   // From here on the input belongs to us (the real models steal it here).
   const int64_t N = Sizes[0];

@@ -22,7 +22,8 @@ enum class ErrorKind {
   NotAModel,       ///< neither a .pt2 package nor an AOTInductor .so
   DeviceMismatch,  ///< the model was compiled for another device
   MissingSymbols,  ///< the process does not provide what the model needs
-  Weights,         ///< weights blob missing, short or rejected
+  Weights,         ///< weights blob missing, short or rejected, or the
+                   ///< model exported without its weights
   LoadFailed,      ///< dlopen or container creation failed
   RunFailed,       ///< the model's run entry point returned an error
   Io,              ///< writing or extracting files failed

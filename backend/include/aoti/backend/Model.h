@@ -5,6 +5,11 @@
 // .so, its metadata, an optional weights blob and cubins), or from a bare
 // .so with its weights blob and cubin directory beside it or given.
 //
+// A model whose weights are missing is refused at load (ErrorKind::Weights):
+// one exported with package_constants_in_so=False and no on-disk weights
+// declares its constants but carries no data for them, and would run with
+// null constants. See Model.cpp for how that is told.
+//
 // Loading never crashes the process on a bad model. Before dlopen the
 // model's undefined dynamic symbols are checked against this process, and a
 // load error names every one that is missing; the model is then opened with
@@ -84,6 +89,9 @@ struct ConstantInfo {
   std::string OriginalFQN;
   std::optional<DType> Type;
   size_t DataSize = 0;
+  /// Computed by the model's constant folding at its first run, so never
+  /// part of its weights.
+  bool FromFolded = false;
 };
 
 /// An owning aoti_torch tensor handle.
@@ -110,6 +118,15 @@ public:
 
 private:
   AtenTensorOpaque *H = nullptr;
+};
+
+/// A dense C-order tensor in memory the caller owns: host memory for a CPU
+/// model, device memory on the model's device (a CUDA device pointer) for a
+/// CUDA model. The backend never frees it.
+struct BufferRef {
+  void *Data = nullptr;
+  DType Type = DType::Float32;
+  std::vector<int64_t> Shape;
 };
 
 /// Inputs resident on the model's device. Each run passes new handles that
@@ -147,6 +164,9 @@ public:
   /// its generated source is at hand (a .pt2 holds it); otherwise name only.
   const std::vector<TensorSpec> &inputs() const;
   const std::vector<std::string> &outputNames() const;
+  /// Output names, with dtype and shape as of the last successful run: a
+  /// container declares neither before it has run (nullopt until then).
+  const std::vector<TensorSpec> &outputs() const;
   const std::vector<ConstantInfo> &constants() const;
   /// Bytes the model wants from a weights blob (0: none).
   uint64_t constantsBlobSize() const;
@@ -162,6 +182,12 @@ public:
   /// the model.
   Expected<DeviceInputs> upload(const std::vector<HostTensor> &Inputs,
                                 void *Stream);
+  /// Inputs in buffers the caller owns, already on the model's device:
+  /// wrapped, not copied (every run reads them in place), so they must stay
+  /// alive and unchanged while runs use them. Checks the count, that no
+  /// buffer is null, and dtypes and static shapes where the model declares
+  /// them (inputs()); no conversion.
+  Expected<DeviceInputs> wrap(const std::vector<BufferRef> &Inputs);
   /// One run on Stream (a cudaStream_t for CUDA models; ignored on CPU).
   /// When CaptureDiagnostics is set, what the model prints to stderr during
   /// the run is captured and, on failure, becomes part of the error.
@@ -170,6 +196,11 @@ public:
   /// Copies outputs to the host, as dense C-order tensors. Synchronous.
   Expected<std::vector<HostTensor>> download(const OutputSet &Outputs,
                                              void *Stream);
+  /// Copies each output slot into a buffer the caller owns on the model's
+  /// device, on Stream; returns once the copies are complete. Into[i] must
+  /// have output i's dtype and shape.
+  Status copyOutputs(const OutputSet &Outputs, const std::vector<BufferRef> &Into,
+                     void *Stream);
   /// upload, run, download.
   Expected<std::vector<HostTensor>> run(const std::vector<HostTensor> &Inputs,
                                         void *Stream = nullptr);

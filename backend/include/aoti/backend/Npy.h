@@ -1,6 +1,8 @@
 //===- Npy.h - A strict reader and writer for NumPy .npy files --*- C++ -*-===//
 //
-// Format versions 1.0, 2.0 and 3.0; C order only; little-endian data only.
+// Format versions 1.0, 2.0 and 3.0; little-endian data only. C-order and
+// Fortran-order arrays are read (a Fortran-order one, as np.save writes x.T,
+// is reordered into C order); files are always written in C order.
 // Accepted dtypes: <f4 <f2 <f8 <i8 <i4 <i2 |i1 |u1 <u2 |b1, and <V2 / |V2 read
 // as bfloat16 (how a raw two-byte bfloat16 array is saved without ml_dtypes).
 // The payload must be exactly as long as the header's shape says.
