@@ -237,6 +237,7 @@ phase_preflight() {
 # ops-bench: the CUDA conv and attention fallbacks against eager's kernels on
 # the same calls (bench/gpu/ops_bench.cpp, ops_bench_torch.py).
 phase_ops-bench() {
+  [ -x "$CARRY/bin/ops_bench" ] || tar -C "$CARRY" -xJf "$CARRY/bin.tar.xz"
   "$CARRY/bin/ops_bench" --iters 50 > "$OUT/ops_ours.json" || status=1
   $PY "$ROOT/bench/gpu/ops_bench_torch.py" "$OUT/ops_ours.json" "$OUT/ops_bench.json" \
     | tee "$OUT/ops_bench.md" || status=1

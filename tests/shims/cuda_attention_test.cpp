@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "attention_test_util.h"
 
+#include <algorithm>
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
@@ -194,7 +195,10 @@ void checkLayouts(Variant v, const Case &c, Outputs &o) {
   case Variant::Efficient: {
     const int64_t rows = c.computeLse ? (c.Lq + 31) / 32 * 32 : 0;
     EXPECT_EQ(sizesOf(o.lse), (std::vector<int64_t>{c.B, c.H, rows}));
-    EXPECT_EQ(stridesOf(o.lse), (std::vector<int64_t>{c.H * rows, rows, 1}));
+    // Contiguous strides as c10 computes them: a size-0 dimension counts
+    // as 1 (torch.empty(2, 4, 0).stride() == (4, 1, 1)).
+    const int64_t rowStride = std::max<int64_t>(rows, 1);
+    EXPECT_EQ(stridesOf(o.lse), (std::vector<int64_t>{c.H * rowStride, rowStride, 1}));
     EXPECT_EQ(sizesOf(o.seed), std::vector<int64_t>{});
     EXPECT_EQ(dtypeOf(o.seed.get()), aoti_torch_dtype_int64());
     EXPECT_EQ(sizesOf(o.offset), std::vector<int64_t>{});
