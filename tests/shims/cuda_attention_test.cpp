@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "attention_test_util.h"
+#include "cuda_test_util.h"
 
 #include <algorithm>
 #include <cuda_runtime_api.h>
@@ -26,40 +27,13 @@
 using namespace aoti::test;
 using namespace aoti::test::attention;
 
-#define ASSERT_CUDA_OK(call)                                                   \
-  do {                                                                         \
-    cudaError_t status_ = (call);                                              \
-    ASSERT_EQ(status_, cudaSuccess)                                            \
-        << #call << ": " << cudaGetErrorName(status_) << ": "                  \
-        << cudaGetErrorString(status_);                                        \
-  } while (0)
-
 namespace {
 
 constexpr int32_t kCuda = 1;
 constexpr Dtype kFloatDtypes[] = {Dtype::Float32, Dtype::Float16,
                                   Dtype::BFloat16};
 
-class CudaAttention : public testing::Test {
-protected:
-  void SetUp() override {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      (void)cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device visible";
-    }
-    haveDevice_ = true;
-    ASSERT_CUDA_OK(cudaSetDevice(0));
-  }
-  void TearDown() override {
-    if (!haveDevice_)
-      return;
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  }
-  bool haveDevice_ = false;
-};
+class CudaAttention : public aoti::test::CudaDeviceTest {};
 
 // A CUDA tensor with the operand's sizes, strides and storage offset, whose
 // storage holds the operand's bytes.

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "conv_reference.h"
+#include "cuda_test_util.h"
 #include "shims_test_util.h"
 
 #include <cuda_bf16.h>
@@ -39,14 +40,6 @@ namespace {
 
 using aoti::test::TensorHandle;
 using namespace aoti::test::conv;
-
-#define ASSERT_CUDA_OK(call)                                                   \
-  do {                                                                         \
-    cudaError_t status_ = (call);                                              \
-    ASSERT_EQ(status_, cudaSuccess)                                            \
-        << #call << ": " << cudaGetErrorName(status_) << ": "                  \
-        << cudaGetErrorString(status_);                                        \
-  } while (0)
 
 enum class Dtype { F32, F16, BF16 };
 
@@ -123,26 +116,7 @@ void upload(const Host &h, Dtype t, DeviceTensor &out) {
       out.handle.out()));
 }
 
-class CudaConvolution : public testing::Test {
-protected:
-  void SetUp() override {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      (void)cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device visible";
-    }
-    hasDevice_ = true;
-    ASSERT_CUDA_OK(cudaSetDevice(0));
-  }
-  void TearDown() override {
-    if (!hasDevice_)
-      return;
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  }
-  bool hasDevice_ = false;
-};
+class CudaConvolution : public aoti::test::CudaDeviceTest {};
 
 AOTITorchError callConv(const Case &c, AtenTensorHandle input,
                         AtenTensorHandle weight, AtenTensorHandle *bias,

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "shims_test_util.h"
+#include "cuda_test_util.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -24,42 +25,11 @@ using aoti::test::emptyCpu;
 using aoti::test::sizesOf;
 using aoti::test::stridesOf;
 
-#define ASSERT_CUDA_OK(call)                                                   \
-  do {                                                                         \
-    cudaError_t status_ = (call);                                              \
-    ASSERT_EQ(status_, cudaSuccess)                                            \
-        << #call << ": " << cudaGetErrorName(status_) << ": "                  \
-        << cudaGetErrorString(status_);                                        \
-  } while (0)
-
 namespace {
 
 constexpr int32_t kCuda = 1;
 
-class ShimCuda : public testing::Test {
-protected:
-  void SetUp() override {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-      (void)cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device visible ("
-                   << (status == cudaSuccess ? "0 devices"
-                                             : cudaGetErrorString(status))
-                   << ")";
-    }
-    deviceCount_ = count;
-    ASSERT_CUDA_OK(cudaSetDevice(0));
-  }
-  void TearDown() override {
-    if (deviceCount_ == 0)
-      return;
-    // Surface asynchronous failures in the test that caused them.
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  }
-  int deviceCount_ = 0;
-};
+class ShimCuda : public aoti::test::CudaDeviceTest {};
 
 // --- Host-side values in each dtype -----------------------------------------
 
