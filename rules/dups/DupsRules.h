@@ -8,7 +8,7 @@
 #ifndef AOTI_RULES_DUPS_DUPSRULES_H
 #define AOTI_RULES_DUPS_DUPSRULES_H
 
-#include "aoti/audit/Dups.h"
+#include "aoti/audit/dups/Dups.h"
 #include "aoti/rules/Rule.h"
 
 #include <optional>

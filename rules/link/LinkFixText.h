@@ -9,7 +9,7 @@
 #ifndef AOTI_RULES_LINK_LINKFIXTEXT_H
 #define AOTI_RULES_LINK_LINKFIXTEXT_H
 
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/Model.h"
 
 #include <string>
 

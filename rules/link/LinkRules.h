@@ -3,7 +3,7 @@
 #define AOTI_RULES_LINK_LINKRULES_H
 
 #include "LinkFixText.h"
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/Model.h"
 #include "aoti/rules/Rule.h"
 
 namespace aoti::rules {

@@ -6,7 +6,7 @@
 // default directories can be exercised without touching /usr/lib).
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Loader.h"
+#include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/BinaryFormat/ELF.h"

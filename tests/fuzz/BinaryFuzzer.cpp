@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Touch.h"
 
-#include "aoti/audit/LinkSections.h"
+#include "aoti/audit/link/Sections.h"
 #include "aoti/audit/Reader.h"
 
 #include <cstdint>

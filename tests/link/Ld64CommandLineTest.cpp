@@ -5,8 +5,8 @@
 // The linker is never run: these lines are parsed, not linked.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkCommandLine.h"
-#include "aoti/audit/LinkScripts.h"
+#include "aoti/audit/link/CommandLine.h"
+#include "aoti/audit/link/Scripts.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

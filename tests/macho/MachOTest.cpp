@@ -8,7 +8,7 @@
 // order, lookup scopes.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/DyldModel.h"
+#include "aoti/audit/loader/DyldModel.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/ADT/SmallString.h"

@@ -11,7 +11,7 @@
 #include "Output.h"
 #include "Sarif.h"
 
-#include "aoti/audit/Dups.h"
+#include "aoti/audit/dups/Dups.h"
 #include "aoti/rules/Rule.h"
 
 #include "llvm/ADT/StringMap.h"

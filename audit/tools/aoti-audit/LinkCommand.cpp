@@ -4,8 +4,8 @@
 #include "Output.h"
 #include "Sarif.h"
 
-#include "aoti/audit/LinkBuildSystem.h"
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/BuildSystem.h"
+#include "aoti/audit/link/Model.h"
 #include "aoti/rules/Rule.h"
 
 #include "llvm/Demangle/Demangle.h"

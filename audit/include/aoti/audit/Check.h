@@ -9,8 +9,8 @@
 #ifndef AOTI_AUDIT_CHECK_H
 #define AOTI_AUDIT_CHECK_H
 
-#include "aoti/audit/DyldModel.h"
-#include "aoti/audit/Loader.h"
+#include "aoti/audit/loader/DyldModel.h"
+#include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/Support/Error.h"

@@ -1,4 +1,4 @@
-//===- LinkBuildSystem.h - Link commands out of a build tree --------------===//
+//===- link/BuildSystem.h - Link commands out of a build tree -------------===//
 //
 // `aoti-audit link` lints the link a build will run. Two sources:
 //
@@ -16,7 +16,7 @@
 #ifndef AOTI_AUDIT_LINKBUILDSYSTEM_H
 #define AOTI_AUDIT_LINKBUILDSYSTEM_H
 
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/Model.h"
 
 #include "llvm/Support/Error.h"
 

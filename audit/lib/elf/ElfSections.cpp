@@ -1,4 +1,4 @@
-//===- LinkSectionsELF.cpp - ELF sections and relocations for gc ----------===//
+//===- ElfSections.cpp - ELF sections and relocations for gc --------------===//
 //
 // What GNU ld's default script and lld keep regardless of references: the
 // init/fini arrays and .ctors/.dtors (KEEP in the script), .init/.fini,
@@ -7,7 +7,7 @@
 // this reader.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkSections.h"
+#include "aoti/audit/link/Sections.h"
 
 #include "aoti/audit/Reader.h"
 

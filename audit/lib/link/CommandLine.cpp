@@ -1,4 +1,4 @@
-//===- LinkCommandLine.cpp - Parsing a link command -----------------------===//
+//===- link/CommandLine.cpp - Parsing a link command ----------------------===//
 //
 // Two layers. The driver layer reads what a user writes to gcc or clang
 // (`-Wl,`, `-Xlinker`, `-rdynamic`, `-static`, `-fuse-ld=`) and translates
@@ -14,7 +14,7 @@
 // words in both cases.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkCommandLine.h"
+#include "aoti/audit/link/CommandLine.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"

@@ -1,6 +1,6 @@
-//===- LinkModel.h - What a static link will pull in and export -----------===//
+//===- link/Model.h - What a static link will pull in and export ----------===//
 //
-// The static-link model: given a parsed link command (LinkCommandLine.h), it
+// The static-link model: given a parsed link command (link/CommandLine.h), it
 // reads the real input files and replays the link the way the linker will:
 //
 //   readLinkInputs   -l search (.so before .a per directory, -Bstatic),
@@ -21,8 +21,8 @@
 #ifndef AOTI_AUDIT_LINKMODEL_H
 #define AOTI_AUDIT_LINKMODEL_H
 
-#include "aoti/audit/LinkCommandLine.h"
-#include "aoti/audit/LinkSections.h"
+#include "aoti/audit/link/CommandLine.h"
+#include "aoti/audit/link/Sections.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/ADT/StringMap.h"

@@ -1,4 +1,4 @@
-//===- LinkAnalysis.cpp - The facts `aoti-audit link` judges --------------===//
+//===- link/Analysis.cpp - The facts `aoti-audit link` judges -------------===//
 //
 // analyzeLink replays the link three ways:
 //   1. as the command stands;
@@ -10,7 +10,7 @@
 //      because lld resolves backward references.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/Model.h"
 #include "aoti/audit/Package.h"
 
 #include "llvm/ADT/StringSet.h"

@@ -1,10 +1,10 @@
-//===- LinkScripts.cpp - Input scripts, version scripts, dynamic lists ----===//
+//===- link/Scripts.cpp - Input scripts, version scripts, dynamic lists ---===//
 //
 // One tokenizer for all three: words (file names, patterns), the
 // punctuation ( ) { } ; , : and quoted strings; /* */ and # comments.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkScripts.h"
+#include "aoti/audit/link/Scripts.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -1,4 +1,4 @@
-//===- LinkScripts.h - The small scripts a link line names ----------------===//
+//===- link/Scripts.h - The small scripts a link line names ---------------===//
 //
 // Three text formats decide what a link reads and exports, and the model
 // reads the part of each that matters:

@@ -1,4 +1,4 @@
-//===- LinkCommandLine.h - A link command, as the linker will read it -----===//
+//===- link/CommandLine.h - A link command, as the linker will read it ----===//
 //
 // parseLinkCommand() turns the command a build runs to link (`g++ ... -o
 // runner`, `clang++ ...`, `ld ...`) into the linker's view of it: the ordered

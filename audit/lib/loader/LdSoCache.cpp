@@ -19,7 +19,7 @@
 // value describe glibc-hwcaps variants; the model keeps the plain entry.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Loader.h"
+#include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/BinaryFormat/ELF.h"

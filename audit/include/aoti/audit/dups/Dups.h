@@ -1,4 +1,4 @@
-//===- Dups.h - Names defined more than once among link inputs ------------===//
+//===- dups/Dups.h - Names defined more than once among link inputs -------===//
 //
 // analyzeDups() reads a set of link inputs (objects, archives, shared
 // libraries) and returns, for every name that two or more of them define, each

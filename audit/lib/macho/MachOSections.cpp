@@ -1,4 +1,4 @@
-//===- LinkSectionsMachO.cpp - Mach-O atoms and relocations for -dead_strip ===//
+//===- MachOSections.cpp - Mach-O atoms and relocations for -dead_strip ---===//
 //
 // ld64 dead-strips atoms, not sections: an object built with
 // MH_SUBSECTIONS_VIA_SYMBOLS (every compiler's default) is cut at each
@@ -17,7 +17,7 @@
 // more alive than ld64 does.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkSections.h"
+#include "aoti/audit/link/Sections.h"
 
 #include "aoti/audit/Reader.h"
 

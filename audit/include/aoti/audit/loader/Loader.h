@@ -1,4 +1,4 @@
-//===- Loader.h - A model of the dynamic loader ---------------------------===//
+//===- loader/Loader.h - A model of the dynamic loader --------------------===//
 //
 // ProcessModel replays what glibc's ld.so does when a host starts and then
 // dlopen()s a plugin: which file each needed library resolves to (and why),

@@ -39,8 +39,8 @@
 // facts are made, never the facts themselves.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Dups.h"
-#include "aoti/audit/LinkScripts.h"
+#include "aoti/audit/dups/Dups.h"
+#include "aoti/audit/link/Scripts.h"
 
 #include "llvm/ADT/CachedHashString.h"
 #include "llvm/ADT/DenseMap.h"

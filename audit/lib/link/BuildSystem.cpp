@@ -1,5 +1,5 @@
-//===- LinkBuildSystem.cpp - CMake File API and ninja -t commands ---------===//
-#include "aoti/audit/LinkBuildSystem.h"
+//===- link/BuildSystem.cpp - CMake File API and ninja -t commands --------===//
+#include "aoti/audit/link/BuildSystem.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

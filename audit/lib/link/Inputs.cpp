@@ -1,4 +1,4 @@
-//===- LinkInputs.cpp - Finding and reading what a link line names --------===//
+//===- link/Inputs.cpp - Finding and reading what a link line names -------===//
 //
 // -lNAME: every -L directory in order (all of them, wherever they stand on
 // the line), and in each one libNAME.so before libNAME.a unless -Bstatic is
@@ -24,9 +24,9 @@
 // scripts.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/Model.h"
 
-#include "aoti/audit/LinkScripts.h"
+#include "aoti/audit/link/Scripts.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

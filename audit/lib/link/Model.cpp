@@ -1,4 +1,4 @@
-//===- LinkModel.cpp - Replaying a static link ----------------------------===//
+//===- link/Model.cpp - Replaying a static link ---------------------------===//
 //
 // The replay follows the linkers' own structure: one symbol table, inputs
 // read in command-line order, each symbol in one of four states (undefined,
@@ -52,9 +52,9 @@
 // an executable linked -export_dynamic -- every exported global.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/LinkModel.h"
+#include "aoti/audit/link/Model.h"
 
-#include "aoti/audit/LinkScripts.h"
+#include "aoti/audit/link/Scripts.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"

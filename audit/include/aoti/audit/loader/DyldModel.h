@@ -1,4 +1,4 @@
-//===- DyldModel.h - A model of macOS dyld --------------------------------===//
+//===- loader/DyldModel.h - A model of macOS dyld -------------------------===//
 //
 // DyldModel replays what dyld does when a Mach-O host starts and then
 // dlopen()s a plugin: which file each LC_LOAD_*_DYLIB resolves to (and why),
@@ -11,7 +11,7 @@
 #ifndef AOTI_AUDIT_DYLDMODEL_H
 #define AOTI_AUDIT_DYLDMODEL_H
 
-#include "aoti/audit/Loader.h"
+#include "aoti/audit/loader/Loader.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

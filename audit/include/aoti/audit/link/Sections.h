@@ -1,12 +1,12 @@
-//===- LinkSections.h - What --gc-sections needs from an object -----------===//
+//===- link/Sections.h - What --gc-sections needs from an object ----------===//
 //
 // Garbage collection of sections keeps what is reachable from the roots
 // (the entry point, exported symbols, -u, sections the default linker script
 // KEEPs) through relocations. This is the one part of the static-link model
 // that needs more than symbol tables, so it reads sections and relocations
 // itself, only when a link uses --gc-sections (ld64: -dead_strip). The ELF
-// reader is LinkSectionsELF.cpp, the Mach-O one (atoms, not sections)
-// LinkSectionsMachO.cpp; the graph below is format-neutral.
+// reader is elf/ElfSections.cpp, the Mach-O one (atoms, not sections)
+// macho/MachOSections.cpp; the graph below is format-neutral.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_LINKSECTIONS_H
@@ -47,7 +47,7 @@ struct ObjectSections {
 llvm::Expected<ObjectSections> readObjectSections(llvm::MemoryBufferRef Object,
                                                   llvm::StringRef DisplayName);
 
-/// Mach-O: the atom graph ld64 dead-strips (LinkSectionsMachO.cpp); one
+/// Mach-O: the atom graph ld64 dead-strips (macho/MachOSections.cpp); one
 /// Section per atom.
 llvm::Expected<ObjectSections> readMachOSections(llvm::MemoryBufferRef Object,
                                                  llvm::StringRef DisplayName);

@@ -39,7 +39,7 @@
 // against vd_hash, then by name.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Loader.h"
+#include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/ADT/DenseSet.h"

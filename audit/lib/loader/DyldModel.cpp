@@ -36,7 +36,7 @@
 // executable, 0 the image itself.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/DyldModel.h"
+#include "aoti/audit/loader/DyldModel.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/Support/FileSystem.h"
