@@ -1,6 +1,8 @@
 //===- Reader.cpp - Opening files and dispatching on their format ---------===//
 #include "aoti/audit/Reader.h"
 
+#include "aoti/audit/Error.h"
+
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Support/Endian.h"
@@ -11,16 +13,6 @@
 using namespace llvm;
 
 namespace aoti::audit {
-
-Error fileError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Path.str().c_str(), Msg.str().c_str());
-}
-
-Error fileError(StringRef Path, Error E) {
-  std::string Msg = toString(std::move(E));
-  return fileError(Path, Msg);
-}
 
 namespace {
 // libObject (LLVM 19) walks an archive's symbol index without bounds checks:

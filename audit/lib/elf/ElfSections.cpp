@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/link/Sections.h"
 
+#include "aoti/audit/Error.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/BinaryFormat/ELF.h"
@@ -23,11 +24,6 @@ namespace aoti::audit {
 
 namespace {
 
-Error sectionsError(StringRef Name, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Name.str().c_str(), Msg.str().c_str());
-}
-
 bool keptByName(StringRef N) {
   return N == ".init" || N == ".fini" || N.starts_with(".ctors") ||
          N.starts_with(".dtors") || N == ".jcr" ||
@@ -39,11 +35,11 @@ template <class ELFT>
 Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
   auto ObjOrErr = ELFFile<ELFT>::create(Buf.getBuffer());
   if (!ObjOrErr)
-    return sectionsError(Name, toString(ObjOrErr.takeError()));
+    return fileError(Name, toString(ObjOrErr.takeError()));
   const ELFFile<ELFT> &Obj = *ObjOrErr;
   auto Secs = Obj.sections();
   if (!Secs)
-    return sectionsError(Name, toString(Secs.takeError()));
+    return fileError(Name, toString(Secs.takeError()));
   ObjectSections Out;
   Out.Sections.resize(Secs->size());
   const typename ELFT::Shdr *SymTab = nullptr;
@@ -67,10 +63,10 @@ Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
     return Out;
   auto Syms = Obj.symbols(SymTab);
   if (!Syms)
-    return sectionsError(Name, toString(Syms.takeError()));
+    return fileError(Name, toString(Syms.takeError()));
   auto StrTab = Obj.getStringTableForSymtab(*SymTab);
   if (!StrTab)
-    return sectionsError(Name, toString(StrTab.takeError()));
+    return fileError(Name, toString(StrTab.takeError()));
 
   // Symbol index -> (section, or global name).
   struct SymInfo {
@@ -117,13 +113,13 @@ Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
     if (S.sh_type == ELF::SHT_RELA) {
       auto Rels = Obj.relas(S);
       if (!Rels)
-        return sectionsError(Name, toString(Rels.takeError()));
+        return fileError(Name, toString(Rels.takeError()));
       for (const auto &R : *Rels)
         AddEdge(Target, R.getSymbol(false));
     } else {
       auto Rels = Obj.rels(S);
       if (!Rels)
-        return sectionsError(Name, toString(Rels.takeError()));
+        return fileError(Name, toString(Rels.takeError()));
       for (const auto &R : *Rels)
         AddEdge(Target, R.getSymbol(false));
     }
@@ -139,7 +135,7 @@ Expected<ObjectSections> readObjectSections(MemoryBufferRef Buf,
   if (K == DetectedKind::MachO)
     return readMachOSections(Buf, Name);
   if (K != DetectedKind::ELF)
-    return sectionsError(Name, "not an ELF or Mach-O object");
+    return fileError(Name, "not an ELF or Mach-O object");
   auto [Class, Data] = getElfArchType(Buf.getBuffer());
   if (Class == ELF::ELFCLASS64 && Data == ELF::ELFDATA2LSB)
     return readELFSections<ELF64LE>(Buf, Name);
@@ -149,7 +145,7 @@ Expected<ObjectSections> readObjectSections(MemoryBufferRef Buf,
     return readELFSections<ELF64BE>(Buf, Name);
   if (Class == ELF::ELFCLASS32 && Data == ELF::ELFDATA2MSB)
     return readELFSections<ELF32BE>(Buf, Name);
-  return sectionsError(Name, "unknown ELF class");
+  return fileError(Name, "unknown ELF class");
 }
 
 Expected<std::unique_ptr<MemoryBuffer>> readObjectBytes(StringRef Path,
@@ -161,7 +157,7 @@ Expected<std::unique_ptr<MemoryBuffer>> readObjectBytes(StringRef Path,
     return std::move(*Buf);
   auto Ar = object::Archive::create((*Buf)->getMemBufferRef());
   if (!Ar)
-    return sectionsError(Path, toString(Ar.takeError()));
+    return fileError(Path, toString(Ar.takeError()));
   Error Err = Error::success();
   int I = 0;
   for (const object::Archive::Child &C : (*Ar)->children(Err)) {
@@ -170,15 +166,15 @@ Expected<std::unique_ptr<MemoryBuffer>> readObjectBytes(StringRef Path,
     auto Ref = C.getMemoryBufferRef();
     if (!Ref) {
       consumeError(std::move(Err));
-      return sectionsError(Path, toString(Ref.takeError()));
+      return fileError(Path, toString(Ref.takeError()));
     }
     consumeError(std::move(Err));
     return MemoryBuffer::getMemBufferCopy(Ref->getBuffer(),
                                           Ref->getBufferIdentifier());
   }
   if (Err)
-    return sectionsError(Path, toString(std::move(Err)));
-  return sectionsError(Path, formatv("no member {0}", Member));
+    return fileError(Path, toString(std::move(Err)));
+  return fileError(Path, formatv("no member {0}", Member));
 }
 
 } // namespace aoti::audit

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/link/Model.h"
+#include "aoti/audit/Error.h"
 #include "aoti/audit/Package.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -24,10 +25,6 @@ using namespace llvm;
 namespace aoti::audit {
 
 namespace {
-
-Error analysisError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg.str());
-}
 
 /// For each required name, the first archive member (or lazy object) on the
 /// line that defines it, as GNU ld's index or lld's member tables say.
@@ -240,7 +237,7 @@ static Error checkMachines(const LinkFacts &F) {
       continue;
     const Binary &B = *I.Bin;
     if (B.archName().starts_with("e_machine "))
-      return analysisError(formatv("{0}: {1} is not a machine any linker "
+      return makeError(formatv("{0}: {1} is not a machine any linker "
                                    "targets; the file is damaged or not for "
                                    "this toolchain",
                                    F.displayPath(I.Path), B.archName())
@@ -250,7 +247,7 @@ static Error checkMachines(const LinkFacts &F) {
       continue;
     }
     if (!(B.machine() == First->Bin->machine()))
-      return analysisError(
+      return makeError(
           formatv("{0}: is a {1} file, but {2} is {3}: the linker refuses "
                   "it (file in wrong format)",
                   F.displayPath(I.Path), describeMachine(B.machine()),
@@ -272,7 +269,7 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     return Inputs.takeError();
   F->Inputs = std::move(*Inputs);
   if (F->Inputs.empty())
-    return analysisError("the link command names no input files");
+    return makeError("the link command names no input files");
   if (Error E = checkMachines(*F))
     return E;
   // Mach-O symbol names carry the C compiler's leading `_`: prefixes and
@@ -299,7 +296,7 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
       if (!In)
         return In.takeError();
       if (!In->Ar)
-        return analysisError(A + ": --require-from wants a static archive");
+        return makeError(A + ": --require-from wants a static archive");
       Own = std::move(In->Ar);
       Ar = Own.get();
     }
@@ -310,7 +307,7 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
   for (const std::string &List : R.RequireNames) {
     auto Buf = MemoryBuffer::getFile(List, /*IsText=*/true);
     if (!Buf)
-      return analysisError(List + ": " + Buf.getError().message());
+      return makeError(List + ": " + Buf.getError().message());
     SmallVector<StringRef, 64> Lines;
     (*Buf)->getBuffer().split(Lines, '\n');
     for (StringRef L : Lines) {

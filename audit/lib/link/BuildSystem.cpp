@@ -1,6 +1,8 @@
 //===- link/BuildSystem.cpp - CMake File API and ninja -t commands --------===//
 #include "aoti/audit/link/BuildSystem.h"
 
+#include "aoti/audit/Error.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -18,10 +20,6 @@ namespace aoti::audit {
 
 namespace {
 
-Error bsError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg.str());
-}
-
 std::string join(StringRef A, StringRef B) {
   if (B.empty())
     return A.str();
@@ -36,10 +34,10 @@ std::string join(StringRef A, StringRef B) {
 Expected<json::Value> readJson(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
-    return bsError(Path + ": " + Buf.getError().message());
+    return makeError(Path + ": " + Buf.getError().message());
   auto V = json::parse((*Buf)->getBuffer());
   if (!V)
-    return bsError(Path + ": " + toString(V.takeError()));
+    return makeError(Path + ": " + toString(V.takeError()));
   return std::move(*V);
 }
 
@@ -109,9 +107,9 @@ Expected<CMakeLinks> readCMakeLinks(StringRef BuildDirIn) {
   sys::fs::make_absolute(BuildDir);
   sys::path::remove_dots(BuildDir, true);
   if (!sys::fs::is_directory(BuildDir))
-    return bsError(BuildDir + ": not a directory");
+    return makeError(BuildDir + ": not a directory");
   if (!sys::fs::exists(join(BuildDir, "CMakeCache.txt")))
-    return bsError(BuildDir + ": not a CMake build directory (no "
+    return makeError(BuildDir + ": not a CMake build directory (no "
                               "CMakeCache.txt)");
   CMakeLinks Out;
   std::string Api = join(BuildDir, ".cmake/api/v1");
@@ -119,11 +117,11 @@ Expected<CMakeLinks> readCMakeLinks(StringRef BuildDirIn) {
   Out.QueryPath = join(QueryDir, "codemodel-v2");
   if (!sys::fs::exists(Out.QueryPath)) {
     if (std::error_code EC = sys::fs::create_directories(QueryDir))
-      return bsError(QueryDir + ": " + EC.message());
+      return makeError(QueryDir + ": " + EC.message());
     std::error_code EC;
     raw_fd_ostream Q(Out.QueryPath, EC);
     if (EC)
-      return bsError(Out.QueryPath + ": " + EC.message());
+      return makeError(Out.QueryPath + ": " + EC.message());
   }
 
   // The newest reply index that answers the query.
@@ -158,7 +156,7 @@ Expected<CMakeLinks> readCMakeLinks(StringRef BuildDirIn) {
   const json::Object *CM = CMv->getAsObject();
   const json::Array *Configs = CM ? CM->getArray("configurations") : nullptr;
   if (!Configs || Configs->empty())
-    return bsError(CodemodelFile + ": no configurations");
+    return makeError(CodemodelFile + ": no configurations");
 
   auto Cache = readCache(BuildDir);
   std::string Generator = Cache["CMAKE_GENERATOR"];
@@ -172,7 +170,7 @@ Expected<CMakeLinks> readCMakeLinks(StringRef BuildDirIn) {
       Config = C.getAsObject();
   const json::Array *Targets = Config ? Config->getArray("targets") : nullptr;
   if (!Targets)
-    return bsError(CodemodelFile + ": no targets");
+    return makeError(CodemodelFile + ": no targets");
 
   struct TargetInfo {
     std::string Name, Type;
@@ -214,7 +212,7 @@ Expected<CMakeLinks> readCMakeLinks(StringRef BuildDirIn) {
     std::string Lang = str(Link, "language");
     std::string Compiler = Cache["CMAKE_" + Lang + "_COMPILER"];
     if (Compiler.empty())
-      return bsError(formatv("{0}: CMakeCache.txt names no CMAKE_{1}_COMPILER",
+      return makeError(formatv("{0}: CMakeCache.txt names no CMAKE_{1}_COMPILER",
                              T.Name, Lang));
     BL.Argv.push_back(Compiler);
     std::string Upper = StringRef(BuildType).upper();
@@ -283,7 +281,7 @@ Expected<BuildSystemLink> readNinjaLink(StringRef BuildDirIn, StringRef Target) 
   sys::fs::make_absolute(BuildDir);
   sys::path::remove_dots(BuildDir, true);
   if (!sys::fs::exists(join(BuildDir, "build.ninja")))
-    return bsError(BuildDir + ": no build.ninja");
+    return makeError(BuildDir + ": no build.ninja");
   int RC = 0;
   auto Out = runAndCapture("ninja", {"-C", std::string(BuildDir), "-t",
                                      "commands", Target.str()},
@@ -291,20 +289,20 @@ Expected<BuildSystemLink> readNinjaLink(StringRef BuildDirIn, StringRef Target) 
   if (!Out)
     return Out.takeError();
   if (RC != 0)
-    return bsError(formatv("ninja -C {0} -t commands {1}: {2}", BuildDir,
+    return makeError(formatv("ninja -C {0} -t commands {1}: {2}", BuildDir,
                            Target, StringRef(*Out).trim()));
   SmallVector<StringRef, 64> Lines;
   StringRef(*Out).split(Lines, '\n', -1, false);
   while (!Lines.empty() && Lines.back().trim().empty())
     Lines.pop_back();
   if (Lines.empty())
-    return bsError(formatv("ninja prints no commands for {0}", Target));
+    return makeError(formatv("ninja prints no commands for {0}", Target));
   BuildSystemLink BL;
   BL.Target = Target.str();
   BL.Cwd = std::string(BuildDir);
   BL.Argv = pickLinkCommand(Lines.back(), BL.Cwd);
   if (BL.Argv.empty())
-    return bsError(formatv("the last command ninja runs for {0} is not a "
+    return makeError(formatv("the last command ninja runs for {0} is not a "
                            "link: {1}",
                            Target, Lines.back().take_front(200)));
   BL.Context.System = LinkBuildContext::Kind::Ninja;

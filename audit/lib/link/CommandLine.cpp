@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/link/CommandLine.h"
 
+#include "aoti/audit/Error.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
@@ -53,10 +55,6 @@ StringRef toString(LinkOutputKind K) {
 }
 
 namespace {
-
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg.str());
-}
 
 std::string absolute(StringRef Cwd, StringRef Path) {
   if (Path.empty() || sys::path::is_absolute(Path))

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/link/Scripts.h"
 
+#include "aoti/audit/Error.h"
+
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -16,11 +18,6 @@ using namespace llvm;
 namespace aoti::audit {
 
 namespace {
-
-Error scriptError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Path.str().c_str(), Msg.str().c_str());
-}
 
 struct Token {
   std::string Text;
@@ -40,7 +37,7 @@ Expected<std::vector<Token>> tokenize(StringRef S, StringRef Path) {
     if (S.substr(I).starts_with("/*")) {
       size_t End = S.find("*/", I + 2);
       if (End == StringRef::npos)
-        return scriptError(Path, "unterminated comment");
+        return fileError(Path, "unterminated comment");
       I = End + 2;
       continue;
     }
@@ -53,7 +50,7 @@ Expected<std::vector<Token>> tokenize(StringRef S, StringRef Path) {
     if (C == '"') {
       size_t End = S.find('"', I + 1);
       if (End == StringRef::npos)
-        return scriptError(Path, "unterminated string");
+        return fileError(Path, "unterminated string");
       Out.push_back({S.slice(I + 1, End).str(), true});
       I = End + 1;
       continue;
@@ -96,7 +93,7 @@ Expected<InputScript> parseInputScript(StringRef Text, StringRef Path) {
   // A binary file is not a script; say so before the tokenizer trips.
   for (char C : Text.take_front(512))
     if (C == 0)
-      return scriptError(Path, "is not an ELF file, an archive or a linker "
+      return fileError(Path, "is not an ELF file, an archive or a linker "
                                "script");
   auto Toks = tokenize(Text, Path);
   if (!Toks)
@@ -109,7 +106,7 @@ Expected<InputScript> parseInputScript(StringRef Text, StringRef Path) {
       ++I;
       return Error::success();
     }
-    return scriptError(Path, formatv("expected `{0}` in linker script", What));
+    return fileError(Path, formatv("expected `{0}` in linker script", What));
   };
   // Reads "( a b AS_NEEDED ( c ) )" into Entries.
   std::function<Error(std::vector<InputScript::Entry> &, bool)> Files =
@@ -138,7 +135,7 @@ Expected<InputScript> parseInputScript(StringRef Text, StringRef Path) {
     return Expect(")");
   };
   if (T.empty())
-    return scriptError(Path, "is empty");
+    return fileError(Path, "is empty");
   while (I < T.size()) {
     const Token &K = T[I];
     if (K.is(";")) {
@@ -173,9 +170,9 @@ Expected<InputScript> parseInputScript(StringRef Text, StringRef Path) {
     }
     if (Script.Commands.empty() && !K.Quoted &&
         K.Text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != std::string::npos)
-      return scriptError(Path, "is not an ELF file, an archive or a linker "
+      return fileError(Path, "is not an ELF file, an archive or a linker "
                                "script");
-    return scriptError(Path, formatv("is a linker script with `{0}`: only "
+    return fileError(Path, formatv("is a linker script with `{0}`: only "
                                      "INPUT, GROUP, AS_NEEDED and SEARCH_DIR "
                                      "are modelled",
                                      K.Text));
@@ -237,7 +234,7 @@ Error readPatternBlock(const std::vector<Token> &T, size_t &I, StringRef Path,
                        SymbolPatternList &Global, SymbolPatternList *Local,
                        bool Cxx) {
   if (I >= T.size() || !T[I].is("{"))
-    return scriptError(Path, "expected `{`");
+    return fileError(Path, "expected `{`");
   ++I;
   SymbolPatternList *Into = &Global;
   while (I < T.size() && !T[I].is("}")) {
@@ -260,12 +257,12 @@ Error readPatternBlock(const std::vector<Token> &T, size_t &I, StringRef Path,
       continue;
     }
     if (K.is("{") || K.is("(") || K.is(")"))
-      return scriptError(Path, formatv("unexpected `{0}`", K.Text));
+      return fileError(Path, formatv("unexpected `{0}`", K.Text));
     Into->add(K.Text, Cxx);
     ++I;
   }
   if (I >= T.size())
-    return scriptError(Path, "missing `}`");
+    return fileError(Path, "missing `}`");
   ++I;
   return Error::success();
 }

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/loader/Loader.h"
+#include "aoti/audit/Error.h"
 #include "aoti/audit/Reader.h"
 
 #include "llvm/BinaryFormat/ELF.h"
@@ -60,10 +61,6 @@ std::optional<int32_t> cacheIdFor(const MachineId &M) {
   }
 }
 
-Error cacheError(StringRef Path, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           Path.str().c_str(), Msg.str().c_str());
-}
 } // namespace
 
 Expected<StringMap<std::string>> readLdSoCache(StringRef Path,
@@ -76,22 +73,22 @@ Expected<StringMap<std::string>> readLdSoCache(StringRef Path,
   size_t Start = 0;
   if (Data.starts_with(OldMagic)) {
     if (Data.size() < OldHeaderSize)
-      return cacheError(Path, "truncated header");
+      return fileError(Path, "truncated header");
     uint32_t N = support::endian::read32le(Data.data() + 12);
     uint64_t End = OldHeaderSize + uint64_t(N) * OldEntrySize;
     Start = alignTo(End, 8);
     if (Start >= Data.size() || !Data.drop_front(Start).starts_with(NewMagic))
-      return cacheError(Path, "old-format cache without a new-format table "
+      return fileError(Path, "old-format cache without a new-format table "
                               "(glibc has not read those since 2.32)");
   } else if (!Data.starts_with(NewMagic)) {
-    return cacheError(Path, "not an ld.so.cache file");
+    return fileError(Path, "not an ld.so.cache file");
   }
   StringRef Table = Data.drop_front(Start);
   if (Table.size() < NewHeaderSize)
-    return cacheError(Path, "truncated header");
+    return fileError(Path, "truncated header");
   uint32_t NLibs = support::endian::read32le(Table.data() + 20);
   if (uint64_t(NLibs) * NewEntrySize > Table.size() - NewHeaderSize)
-    return cacheError(Path, formatv("{0} entries do not fit in the file", NLibs));
+    return fileError(Path, formatv("{0} entries do not fit in the file", NLibs));
 
   StringMap<std::string> Out;
   std::optional<int32_t> Want = cacheIdFor(Machine);
@@ -116,7 +113,7 @@ Expected<StringMap<std::string>> readLdSoCache(StringRef Path,
       continue;
     auto K = StringAt(Key), V = StringAt(Value);
     if (!K || !V)
-      return cacheError(Path, formatv("entry {0} has a string offset past the "
+      return fileError(Path, formatv("entry {0} has a string offset past the "
                                       "end of the file",
                                       I));
     Out.try_emplace(*K, V->str()); // first entry wins, as in glibc

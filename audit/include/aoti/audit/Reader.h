@@ -10,6 +10,7 @@
 #define AOTI_AUDIT_READER_H
 
 #include "aoti/audit/Binary.h"
+#include "aoti/audit/Error.h"
 
 #include "llvm/Support/Error.h"
 
@@ -105,10 +106,6 @@ llvm::Expected<InputFile> readInput(llvm::StringRef Path,
 llvm::Expected<std::unique_ptr<Binary>>
 readBinaryFromBuffer(llvm::MemoryBufferRef Buffer, std::string DisplayPath,
                      const ReadOptions &Opts = {});
-
-/// "PATH: MESSAGE", the form of every error a reader returns.
-llvm::Error fileError(llvm::StringRef Path, const llvm::Twine &Msg);
-llvm::Error fileError(llvm::StringRef Path, llvm::Error E);
 
 /// Maps a file read-only.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> mapFile(llvm::StringRef Path);
