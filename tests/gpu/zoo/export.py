@@ -8,6 +8,8 @@ model.options.dtype.device):
   model.pt2        the package (aot_inductor.link_libtorch=False always)
   in_<i>.npy       the inputs; expect_<i>.npy eager's outputs (bfloat16 stored
                    as float32, exact; aoti-run converts floating inputs)
+  ref_<i>.npy      bfloat16 only: the outputs of a float64 run of the same
+                   weights and inputs, the reference run.py judges accuracy by
   info.json        input/output specs, tolerances (zoo.RTOL/ATOL, atol scaled
                    by the outputs' largest magnitude; outputs that are constant
                    or vanish are refused: no check against them could fail), eager latency measured here,
@@ -88,6 +90,36 @@ def model_so_symbols(pt2):
             "undefined_other": len([n for n in undef if not n.startswith("aoti_torch_")])}
 
 
+def rmse(a, b):
+    return float(((a.double() - b.double()) ** 2).mean().sqrt())
+
+
+def save_reference(m, inputs, outs, d):
+    """For a low-precision package: ref_<i>.npy, the model run in float64 on
+    the same bfloat16-rounded weights and inputs (zoo.REF_MULTIPLIER says what
+    run.py does with it), and eager's own RMS error against it per output."""
+    import copy
+    import torch
+    m64 = copy.deepcopy(m).double()
+    ins64 = tuple(t.double() if t.is_floating_point() else t for t in inputs)
+    try:
+        with torch.no_grad():
+            refs = m64(*ins64)
+        precision = "float64"
+    except RuntimeError as e:  # an op without a float64 kernel on this device
+        m32 = copy.deepcopy(m).float()
+        with torch.no_grad():
+            refs = m32(*(t.float() if t.is_floating_point() else t for t in inputs))
+        precision = f"float32 (float64 failed: {str(e).splitlines()[0][:120]})"
+    del m64
+    eager_rmse = []
+    for i, (r, o) in enumerate(zip(refs, outs)):
+        save(os.path.join(d, f"ref_{i}.npy"), r.float())
+        eager_rmse.append(rmse(o, r) if o.is_floating_point() else 0.0)
+    return {"precision": precision, "eager_rmse": eager_rmse,
+            "multiplier": zoo.REF_MULTIPLIER, "slack": zoo.REF_SLACK}
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
@@ -137,6 +169,10 @@ def main():
                 save(os.path.join(d, f"expect_{i}.npy"), t)
             eager = zoo.time_eager(lambda: m(*inputs), device, iters, warmup)
         eager["contended"] = True
+        reference = None
+        if dtype != zoo.F32:
+            stage = "reference"
+            reference = save_reference(m, inputs, outs, d)
         floats = [t.detach().float() for t in outs if t.is_floating_point()]
         scale = max([float(t.abs().max()) for t in floats] or [1.0])
         # A check against (near) constant or vanishing outputs passes whatever
@@ -167,6 +203,7 @@ def main():
                 "torch": torch.__version__, "inductor_configs": zoo.inductor_configs(options),
                 "inputs": [spec(t) for t in inputs], "outputs": [spec(t) for t in outs],
                 "rtol": zoo.RTOL[dtype], "atol": zoo.ATOL[dtype] * scale, "scale": scale,
+                "reference": reference,
                 "iters": iters, "warmup": warmup, "threads": threads, "eager_ms": eager,
                 "torch_export_s": round(export_s, 1), "what": zoo.BY_NAME[model].what,
                 "aten_ops": dict(sorted(aten_ops.items())),
