@@ -98,10 +98,10 @@ namespace ops = aoti::shims::ops;
 
 namespace {
 
-// Runs `body` as a grid of blocks of ops::kThreads host threads.
-template <typename Body> void runGrid(unsigned gx, unsigned gy, unsigned gz,
-                                      Body body) {
-  constexpr int kThreads = ops::kThreads;
+// Runs `body` as a grid of blocks of kThreads host threads.
+template <typename Body>
+void runGrid(unsigned gx, unsigned gy, unsigned gz, Body body,
+             int kThreads = ops::kThreads) {
   std::barrier<> block(kThreads);
   std::vector<emulation::Warp> warps(kThreads / 32);
   emulation::blockBarrier = &block;
@@ -145,29 +145,41 @@ void runKernel(const ops::AttentionArgs &args, ops::AttentionKernel kernel) {
   }
 }
 
-template <typename T, int D> void runTiled(const ops::AttentionArgs &args) {
-  const unsigned gx = static_cast<unsigned>(ops::tiledRowTiles(args));
+template <typename T, int D, int RowGroups>
+void runTiled(const ops::AttentionArgs &args) {
+  using Shape = ops::TiledShape<D, RowGroups>;
+  const unsigned gx =
+      static_cast<unsigned>(ops::tiledRowTiles(args, Shape::kTileRows));
   const unsigned loads = ops::tiledLoads<T>(args);
-  runGrid(gx, args.heads, args.batch, [&] {
-    ops::attentionTiledKernel<T, D>(args, loads);
-  });
+  runGrid(
+      gx, args.heads, args.batch,
+      [&] { ops::attentionTiledKernel<T, D, RowGroups>(args, loads); },
+      Shape::kThreads);
+}
+
+template <typename T, int RowGroups>
+void runTiledForHeadDim(const ops::AttentionArgs &args) {
+  switch (ops::tiledHeadDim(args)) {
+  case 32:
+    return runTiled<T, 32, RowGroups>(args);
+  case 64:
+    return runTiled<T, 64, RowGroups>(args);
+  case 128:
+    return runTiled<T, 128, RowGroups>(args);
+  default:
+    return runTiled<T, 256, RowGroups>(args);
+  }
 }
 
 template <typename T>
 void runForHeadDim(const ops::AttentionArgs &args,
                    ops::AttentionKernel kernel) {
-  if (kernel == ops::AttentionKernel::Tiled) {
-    switch (ops::tiledHeadDim(args)) {
-    case 32:
-      return runTiled<T, 32>(args);
-    case 64:
-      return runTiled<T, 64>(args);
-    case 128:
-      return runTiled<T, 128>(args);
-    default:
-      return runTiled<T, 256>(args);
-    }
-  }
+  // The launcher picks the tile height by the device's SM count; here each
+  // is run on its own.
+  if (kernel == ops::AttentionKernel::TiledRows64)
+    return runTiledForHeadDim<T, 16>(args);
+  if (kernel == ops::AttentionKernel::TiledRows32)
+    return runTiledForHeadDim<T, 8>(args);
   const int64_t widest = std::max(args.headDim, args.valueDim);
   if (widest <= 32)
     runKernel<T, 1>(args, kernel);
@@ -200,9 +212,10 @@ void copy4(const std::vector<int64_t> &from, int64_t (&to)[4]) {
 }
 
 const char *nameOf(ops::AttentionKernel kernel) {
-  return kernel == ops::AttentionKernel::Tiled     ? "tiled"
-         : kernel == ops::AttentionKernel::Chunked ? "row"
-                                                   : "per-key";
+  return kernel == ops::AttentionKernel::TiledRows64   ? "tiled-64"
+         : kernel == ops::AttentionKernel::TiledRows32 ? "tiled-32"
+         : kernel == ops::AttentionKernel::Chunked     ? "row"
+                                                       : "per-key";
 }
 
 // Runs `kernel` on the case and checks it against the reference; returns
@@ -307,9 +320,9 @@ unsigned expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
   return loads;
 }
 
-constexpr ops::AttentionKernel kKernels[] = {ops::AttentionKernel::Tiled,
-                                             ops::AttentionKernel::Chunked,
-                                             ops::AttentionKernel::PerKey};
+constexpr ops::AttentionKernel kKernels[] = {
+    ops::AttentionKernel::TiledRows64, ops::AttentionKernel::TiledRows32,
+    ops::AttentionKernel::Chunked, ops::AttentionKernel::PerKey};
 
 TEST(AttentionKernelEmulation, EveryPerLaneAndDtype) {
   // PerLane 1, 4 (80: not a multiple of 32) and 8 (256: 19-key tiles) in
@@ -365,111 +378,123 @@ TEST(AttentionKernelEmulation, MasksGroupedHeadsAndValueDims) {
 }
 
 // --- The tiled kernel's edges --------------------------------------------
-// Its tiles are 64 query rows by 64 keys (32 above head dim 64); these
-// cases put Lq and Lk on each side of those edges, every head-dim bucket on
-// each side of its limit, and both load paths (float4 and per element).
+// Its tiles are 64 or 32 query rows by 64 keys (32 above head dim 64);
+// these cases put Lq and Lk on each side of those edges, every head-dim
+// bucket on each side of its limit, and both load paths (float4 and per
+// element), for both tile heights.
 
-constexpr ops::AttentionKernel kTiled = ops::AttentionKernel::Tiled;
+constexpr ops::AttentionKernel kTiledKernels[] = {
+    ops::AttentionKernel::TiledRows64, ops::AttentionKernel::TiledRows32};
 constexpr unsigned kAllVector = 7; // query, key and value take float4
 
 TEST(AttentionKernelEmulation, TiledRowAndKeyTileEdges) {
-  const std::pair<int64_t, int64_t> lengths[] = {
-      {1, 1}, {1, 70}, {65, 1}, {64, 64}, {70, 129}, {130, 65}};
-  for (auto [lq, lk] : lengths)
-    for (bool aligned : {true, false}) {
-      Case c;
-      c.Lq = lq;
-      c.Lk = lk;
-      c.layout = aligned ? Layout::Contiguous : Layout::Gapped;
-      c.offset = aligned ? 0 : 3;
-      EXPECT_EQ(expectKernelMatches(c, kTiled), aligned ? kAllVector : 0u);
-    }
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    const std::pair<int64_t, int64_t> lengths[] = {
+        {1, 1}, {1, 70}, {65, 1}, {64, 64}, {70, 129}, {130, 65}};
+    for (auto [lq, lk] : lengths)
+      for (bool aligned : {true, false}) {
+        Case c;
+        c.Lq = lq;
+        c.Lk = lk;
+        c.layout = aligned ? Layout::Contiguous : Layout::Gapped;
+        c.offset = aligned ? 0 : 3;
+        EXPECT_EQ(expectKernelMatches(c, tiled), aligned ? kAllVector : 0u);
+      }
+  }
 }
 
 TEST(AttentionKernelEmulation, TiledHeadDimBucketEdges) {
-  // (E, Ev): each bucket's limit and one past it (32, 64, 128, 256), dims
-  // that are not a multiple of 4 (per-element loads, zero padding), and a
-  // bucket chosen by Ev alone or by E alone.
-  const std::pair<int64_t, int64_t> dims[] = {
-      {32, 32}, {33, 33}, {64, 64}, {65, 65}, {128, 128},
-      {129, 129}, {256, 256}, {6, 6}, {32, 100}, {100, 16}};
-  for (auto [e, ev] : dims) {
-    Case c;
-    c.Lq = 70;
-    c.Lk = 70;
-    c.E = e;
-    c.Ev = ev;
-    c.layout = Layout::Contiguous;
-    c.offset = 4;
-    const unsigned loads = expectKernelMatches(c, kTiled);
-    EXPECT_EQ(loads & 3u, e % 4 == 0 ? 3u : 0u) << "E " << e;
-    EXPECT_EQ(loads & 4u, ev % 4 == 0 ? 4u : 0u) << "Ev " << ev;
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    // (E, Ev): each bucket's limit and one past it (32, 64, 128, 256), dims
+    // that are not a multiple of 4 (per-element loads, zero padding), and a
+    // bucket chosen by Ev alone or by E alone.
+    const std::pair<int64_t, int64_t> dims[] = {
+        {32, 32}, {33, 33}, {64, 64}, {65, 65}, {128, 128},
+        {129, 129}, {256, 256}, {6, 6}, {32, 100}, {100, 16}};
+    for (auto [e, ev] : dims) {
+      Case c;
+      c.Lq = 70;
+      c.Lk = 70;
+      c.E = e;
+      c.Ev = ev;
+      c.layout = Layout::Contiguous;
+      c.offset = 4;
+      const unsigned loads = expectKernelMatches(c, tiled);
+      EXPECT_EQ(loads & 3u, e % 4 == 0 ? 3u : 0u) << "E " << e;
+      EXPECT_EQ(loads & 4u, ev % 4 == 0 ? 4u : 0u) << "Ev " << ev;
+    }
   }
 }
 
 TEST(AttentionKernelEmulation, TiledCausalAlignmentsAndPadding) {
-  struct {
-    int64_t lq, lk, lseRows;
-    bool bottomRight;
-  } cases[] = {
-      {70, 130, 96, false}, // top-left, more keys than queries
-      {130, 70, 160, false}, // top-left, more queries: rows past 70 see all
-      {70, 130, 0, true},   // bottom-right: every row sees 60 more keys
-      {130, 70, 0, true},   // bottom-right: the first 60 rows see none
-      {60, 60, 96, false},  // a block of logsumexp padding alone
-  };
-  for (const auto &k : cases) {
-    Case c;
-    c.Lq = k.lq;
-    c.Lk = k.lk;
-    c.causal = true;
-    c.causalOffset = k.bottomRight ? k.lk - k.lq : 0;
-    c.lseRows = k.lseRows;
-    c.layout = Layout::Transposed;
-    c.offset = 0;
-    expectKernelMatches(c, kTiled);
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    struct {
+      int64_t lq, lk, lseRows;
+      bool bottomRight;
+    } cases[] = {
+        {70, 130, 96, false}, // top-left, more keys than queries
+        {130, 70, 160, false}, // top-left, more queries: rows past 70 see all
+        {70, 130, 0, true},   // bottom-right: every row sees 60 more keys
+        {130, 70, 0, true},   // bottom-right: the first 60 rows see none
+        {60, 60, 96, false},  // a block of logsumexp padding alone
+    };
+    for (const auto &k : cases) {
+      Case c;
+      c.Lq = k.lq;
+      c.Lk = k.lk;
+      c.causal = true;
+      c.causalOffset = k.bottomRight ? k.lk - k.lq : 0;
+      c.lseRows = k.lseRows;
+      c.layout = Layout::Transposed;
+      c.offset = 0;
+      expectKernelMatches(c, tiled);
+    }
   }
 }
 
 TEST(AttentionKernelEmulation, TiledMasksGroupedHeadsAndScale) {
-  Case c;
-  c.B = 2;
-  c.H = 4;
-  c.Hk = 2;
-  c.Lq = 66;
-  c.Lk = 67;
-  c.E = 32;
-  c.Ev = 32;
-  c.layout = Layout::Transposed;
-  c.offset = 0;
-  c.maskSizes = {2, 4, 66, 67}; // full rank, boolean
-  expectKernelMatches(c, kTiled);
-  c.maskSizes = {66, 67}; // float, broadcast over batch and heads
-  c.maskDtype = Dtype::Float32;
-  c.causal = true;
-  expectKernelMatches(c, kTiled);
-  c.maskSizes = {2, 1, 1, 67}; // a padding mask
-  c.maskDtype = Dtype::Bool;
-  c.causal = false;
-  c.Hk = 1; // multi-query
-  c.scale = 0.3;
-  expectKernelMatches(c, kTiled);
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    Case c;
+    c.B = 2;
+    c.H = 4;
+    c.Hk = 2;
+    c.Lq = 66;
+    c.Lk = 67;
+    c.E = 32;
+    c.Ev = 32;
+    c.layout = Layout::Transposed;
+    c.offset = 0;
+    c.maskSizes = {2, 4, 66, 67}; // full rank, boolean
+    expectKernelMatches(c, tiled);
+    c.maskSizes = {66, 67}; // float, broadcast over batch and heads
+    c.maskDtype = Dtype::Float32;
+    c.causal = true;
+    expectKernelMatches(c, tiled);
+    c.maskSizes = {2, 1, 1, 67}; // a padding mask
+    c.maskDtype = Dtype::Bool;
+    c.causal = false;
+    c.Hk = 1; // multi-query
+    c.scale = 0.3;
+    expectKernelMatches(c, tiled);
+  }
 }
 
 TEST(AttentionKernelEmulation, TiledHalfTypesOnBothLoadPaths) {
-  for (Dtype dtype : {Dtype::Float16, Dtype::BFloat16})
-    for (bool aligned : {true, false}) {
-      Case c;
-      c.dtype = dtype;
-      c.Lq = 65;
-      c.Lk = 80;
-      c.E = 128;
-      c.Ev = 128;
-      c.layout = aligned ? Layout::Transposed : Layout::Gapped;
-      c.offset = aligned ? 4 : 1;
-      c.causal = !aligned;
-      EXPECT_EQ(expectKernelMatches(c, kTiled), aligned ? kAllVector : 0u);
-    }
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    for (Dtype dtype : {Dtype::Float16, Dtype::BFloat16})
+      for (bool aligned : {true, false}) {
+        Case c;
+        c.dtype = dtype;
+        c.Lq = 65;
+        c.Lk = 80;
+        c.E = 128;
+        c.Ev = 128;
+        c.layout = aligned ? Layout::Transposed : Layout::Gapped;
+        c.offset = aligned ? 4 : 1;
+        c.causal = !aligned;
+        EXPECT_EQ(expectKernelMatches(c, tiled), aligned ? kAllVector : 0u);
+      }
+  }
 }
 
 } // namespace

@@ -5,8 +5,8 @@
 // enqueues attention.cu's kernel on that device's current stream, the one
 // the allocator and every other shim use. Nothing is synchronised.
 // AOTI_SHIMS_CUDA_ATTENTION=row selects the warp-per-row kernel and =per-key
-// the per-key one instead of the default tiled kernel (cross-checks and A/B
-// timing; all three are tested).
+// the per-key one instead of the default tiled kernel, =tiled-64 or tiled-32
+// one tile height of it (cross-checks and A/B timing; all are tested).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
@@ -41,6 +41,10 @@ Error attentionCuda(const AttentionArgs &args, int32_t device) {
     kernel = AttentionKernel::PerKey;
   else if (choice && std::strcmp(choice, "row") == 0)
     kernel = AttentionKernel::Chunked;
+  else if (choice && std::strcmp(choice, "tiled-64") == 0)
+    kernel = AttentionKernel::TiledRows64;
+  else if (choice && std::strcmp(choice, "tiled-32") == 0)
+    kernel = AttentionKernel::TiledRows32;
   return cuda::checkCuda(launchAttentionKernel(args, kernel, stream),
                          "attention kernel launch");
 }

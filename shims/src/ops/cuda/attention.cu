@@ -350,13 +350,15 @@ __global__ void __launch_bounds__(kThreads)
 
 // --- The tiled kernel (AttentionKernel::Tiled, the default) -----------------
 //
-// A block of 256 threads owns kTileRows = 64 query rows of one (batch,
-// head) and walks the keys in tiles of TiledShape<D>::kTileKeys (64, or 32
-// for head dims above 64), every operand converted to float32 in shared
+// A block of 16 x G threads owns 4 G query rows of one (batch, head): G = 16
+// row groups (256 threads, 64 rows), or G = 8 (128 threads, 32 rows) when
+// 64-row blocks would leave SMs idle (short sequences, few heads). It walks
+// the keys in tiles of TiledShape::kTileKeys (64, or 32 for head dims above
+// 64), every operand converted to float32 in shared
 // memory, rows padded to D + 4 floats so that float4 reads of 8 consecutive
 // rows hit 32 distinct banks:
-//   Q [64 x D] once; per key tile K [keys x D], V [keys x D], P [64 x keys].
-// Thread t is (ty, tx) = (t / 16, t % 16) and owns rows ty + 16 r (r < 4),
+//   Q [rows x D] once; per key tile K [keys x D], V [keys x D], P [rows x keys].
+// Thread t is (ty, tx) = (t / 16, t % 16) and owns rows ty + G r (r < 4),
 // key columns tx + 16 c of the score tile and value columns
 // (tx + 16 c) * W + w of the output (W = 4, or 2 for D = 32): a 4 x 4
 // (or 4 x 2) register block of S = Q K^T built from float4 reads of Q and
@@ -373,10 +375,11 @@ __global__ void __launch_bounds__(kThreads)
 // half types) when an operand's last stride is 1 and its rows are aligned,
 // element by element through the strides otherwise. Causal grids walk their
 // row tiles last-first, so the longest blocks start first.
-constexpr int kTileRows = 64;
-constexpr int kRowsPerThread = kTileRows / 16;
+constexpr int kRowsPerThread = 4;
 
-template <int D> struct TiledShape {
+template <int D, int RowGroups> struct TiledShape {
+  static constexpr int kThreads = 16 * RowGroups;
+  static constexpr int kTileRows = kRowsPerThread * RowGroups;
   static constexpr int kKeysPerThread = D > 64 ? 2 : 4;
   static constexpr int kTileKeys = 16 * kKeysPerThread;
   static constexpr int kRowStride = D + 4;            // floats, Q/K/V tiles
@@ -389,7 +392,7 @@ template <int D> struct TiledShape {
       int64_t{kTileRows} * kProbStride;
   static constexpr int64_t kSharedBytes = kSharedFloats * 4;
 };
-constexpr int64_t kTiledMaxSharedBytes = TiledShape<256>::kSharedBytes;
+constexpr int64_t kTiledMaxSharedBytes = TiledShape<256, 16>::kSharedBytes;
 static_assert(kTiledMaxSharedBytes <= 227 * 1024,
               "every bucket fits a Hopper block's shared memory");
 
@@ -411,13 +414,13 @@ template <typename T> __device__ float4 loadFour(const T *p) {
 // Fills a Rows x D float tile (row stride D + 4) from rows [0, count) of an
 // operand whose row r, dim d is base[r * rowStride + d * dimStride]; dims
 // from `dims` on and rows from `count` on are zeros.
-template <typename T, int D, int Rows>
+template <typename T, int D, int Rows, int Threads>
 __device__ void loadTile(float *tile, const T *base, int64_t rowStride,
                          int64_t dimStride, int64_t count, int64_t dims,
                          bool vector) {
   constexpr int kChunksPerRow = D / 4;
   for (int idx = static_cast<int>(threadIdx.x); idx < Rows * kChunksPerRow;
-       idx += kThreads) {
+       idx += Threads) {
     const int row = idx / kChunksPerRow;
     const int d = (idx - row * kChunksPerRow) * 4;
     float4 v{0.0f, 0.0f, 0.0f, 0.0f};
@@ -472,10 +475,15 @@ __device__ float halfWarpSum(float value) {
   return value;
 }
 
-template <typename T, int D>
-__global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
+// Two 256-thread blocks of at most 128 registers a thread share an SM (the
+// 256 bucket's accumulators need more: one); 128-thread blocks twice as many.
+template <typename T, int D, int RowGroups>
+__global__ void __launch_bounds__(16 * RowGroups,
+                                  (D <= 128 ? 2 : 1) * (16 / RowGroups))
     attentionTiledKernel(AttentionArgs a, unsigned vectorLoads) {
-  using Shape = TiledShape<D>;
+  using Shape = TiledShape<D, RowGroups>;
+  constexpr int kThreadsHere = Shape::kThreads;
+  constexpr int kTileRows = Shape::kTileRows;
   constexpr int kKeys = Shape::kTileKeys;
   constexpr int kCols = Shape::kKeysPerThread;
   constexpr int kStride = Shape::kRowStride;
@@ -507,7 +515,7 @@ __global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
   const T *query = static_cast<const T *>(a.query);
   const T *key = static_cast<const T *>(a.key);
   const T *value = static_cast<const T *>(a.value);
-  loadTile<T, D, kTileRows>(
+  loadTile<T, D, kTileRows, kThreadsHere>(
       queries,
       query + b * a.queryStrides[0] + h * a.queryStrides[1] +
           firstRow * a.queryStrides[2],
@@ -523,7 +531,7 @@ __global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
   float rowSum[kRowsPerThread]; // over this thread's key columns only
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
-    row[r] = firstRow + ty + 16 * r;
+    row[r] = firstRow + ty + RowGroups * r;
     maskRow[r] = b * a.maskStrides[0] + h * a.maskStrides[1] +
                  row[r] * a.maskStrides[2];
     rowMax[r] = -CUDART_INF_F;
@@ -543,10 +551,10 @@ __global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
     // Every thread is done with the previous tile's K, V and P; on the
     // first pass this also publishes the Q tile.
     __syncthreads();
-    loadTile<T, D, kKeys>(keys, keyBase + j0 * a.keyStrides[2],
+    loadTile<T, D, kKeys, kThreadsHere>(keys, keyBase + j0 * a.keyStrides[2],
                           a.keyStrides[2], a.keyStrides[3], tile, a.headDim,
                           (vectorLoads & kVectorKey) != 0);
-    loadTile<T, D, kKeys>(values, valueBase + j0 * a.valueStrides[2],
+    loadTile<T, D, kKeys, kThreadsHere>(values, valueBase + j0 * a.valueStrides[2],
                           a.valueStrides[2], a.valueStrides[3], tile,
                           a.valueDim, (vectorLoads & kVectorValue) != 0);
     __syncthreads();
@@ -565,7 +573,7 @@ __global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r)
         q[r] = *reinterpret_cast<const float4 *>(
-            queries + (ty + 16 * r) * kStride + d);
+            queries + (ty + RowGroups * r) * kStride + d);
 #pragma unroll
       for (int c = 0; c < kCols; ++c)
         k[c] = *reinterpret_cast<const float4 *>(
@@ -603,7 +611,7 @@ __global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
       }
       tileMax = halfWarpMax(tileMax);
       const float newMax = fmaxf(rowMax[r], tileMax);
-      float *p = probs + (ty + 16 * r) * Shape::kProbStride;
+      float *p = probs + (ty + RowGroups * r) * Shape::kProbStride;
       if (newMax == -CUDART_INF_F) {
         // Nothing visible yet: l and acc stay 0 (and exp(-inf - -inf)
         // would be NaN).
@@ -636,7 +644,7 @@ __global__ void __launch_bounds__(kThreads, D <= 128 ? 2 : 1)
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
         const float4 f = *reinterpret_cast<const float4 *>(
-            probs + (ty + 16 * r) * Shape::kProbStride + k);
+            probs + (ty + RowGroups * r) * Shape::kProbStride + k);
         pr[r][0] = f.x;
         pr[r][1] = f.y;
         pr[r][2] = f.z;
@@ -714,10 +722,10 @@ int tiledHeadDim(const AttentionArgs &a) {
   return widest <= 32 ? 32 : widest <= 64 ? 64 : widest <= 128 ? 128 : 256;
 }
 
-int64_t tiledRowTiles(const AttentionArgs &a) {
+int64_t tiledRowTiles(const AttentionArgs &a, int64_t tileRows) {
   const int64_t rows =
       a.queryLen > a.logsumexpRows ? a.queryLen : a.logsumexpRows;
-  return (rows + kTileRows - 1) / kTileRows;
+  return (rows + tileRows - 1) / tileRows;
 }
 
 // Keys per shared-memory tile: as many as fit (at most kMaxKeyTile), a
@@ -777,9 +785,10 @@ cudaError_t launchForHeadDim(const AttentionArgs &args, AttentionKernel kernel,
   return launch<T, 8>(args, kernel, stream);
 }
 
-template <typename T, int D>
+template <typename T, int D, int RowGroups>
 cudaError_t launchTiled(const AttentionArgs &args, cudaStream_t stream) {
-  constexpr int64_t bytes = TiledShape<D>::kSharedBytes;
+  using Shape = TiledShape<D, RowGroups>;
+  constexpr int64_t bytes = Shape::kSharedBytes;
   // Above 48 KB a kernel must opt in, per function and device: once each
   // (devices past 63 ask every call).
   static std::atomic<uint64_t> optedIn{0};
@@ -789,68 +798,93 @@ cudaError_t launchTiled(const AttentionArgs &args, cudaStream_t stream) {
   const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
   if (bytes > 48 * 1024 && (optedIn.load(std::memory_order_relaxed) & bit) == 0) {
     if (cudaError_t err = cudaFuncSetAttribute(
-            attentionTiledKernel<T, D>,
+            attentionTiledKernel<T, D, RowGroups>,
             cudaFuncAttributeMaxDynamicSharedMemorySize,
             static_cast<int>(bytes));
         err != cudaSuccess)
       return err;
     optedIn.fetch_or(bit, std::memory_order_relaxed);
   }
-  const dim3 grid(static_cast<unsigned>(tiledRowTiles(args)),
-                  static_cast<unsigned>(args.heads),
-                  static_cast<unsigned>(args.batch));
-  attentionTiledKernel<T, D>
-      <<<grid, kThreads, static_cast<size_t>(bytes), stream>>>(
+  const dim3 grid(
+      static_cast<unsigned>(tiledRowTiles(args, Shape::kTileRows)),
+      static_cast<unsigned>(args.heads), static_cast<unsigned>(args.batch));
+  attentionTiledKernel<T, D, RowGroups>
+      <<<grid, Shape::kThreads, static_cast<size_t>(bytes), stream>>>(
           args, tiledLoads<T>(args));
   return cudaGetLastError();
 }
 
-int64_t tiledSharedBytes(int headDim) {
+template <int RowGroups> int64_t tiledSharedBytes(int headDim) {
   switch (headDim) {
   case 32:
-    return TiledShape<32>::kSharedBytes;
+    return TiledShape<32, RowGroups>::kSharedBytes;
   case 64:
-    return TiledShape<64>::kSharedBytes;
+    return TiledShape<64, RowGroups>::kSharedBytes;
   case 128:
-    return TiledShape<128>::kSharedBytes;
+    return TiledShape<128, RowGroups>::kSharedBytes;
   default:
-    return TiledShape<256>::kSharedBytes;
+    return TiledShape<256, RowGroups>::kSharedBytes;
   }
 }
 
-// Whether the current device gives a block the tiled kernel's shared
-// memory for these head dims (145 KB for the 256 bucket: sm_80 and later;
-// every bucket fits Hopper's 227 KB); where not, the row kernel runs.
-bool tiledFits(const AttentionArgs &args) {
-  int device = 0, optIn = 0;
+// The tiled variant for `kernel` on the current device: 16 row groups
+// (64-row blocks) or 8 (32-row blocks), or 0 where the device cannot give
+// a block its shared memory (145 KB for the 256 bucket's 64-row blocks:
+// sm_80 and later; every bucket fits Hopper's 227 KB) and the row kernel
+// runs instead. Tiled picks 32-row blocks when 64-row ones would not fill
+// two blocks per SM (BERT's 128 tokens x 12 heads: 24 blocks of 64 rows
+// on 132 SMs), trading some shared-memory reuse for busy SMs.
+int tiledRowGroups(const AttentionArgs &args, AttentionKernel kernel) {
+  int device = 0, optIn = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                             device) != cudaSuccess)
-    return false;
-  return tiledSharedBytes(tiledHeadDim(args)) <= optIn;
+                             device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) !=
+          cudaSuccess)
+    return 0;
+  int groups = 16;
+  if (kernel == AttentionKernel::TiledRows32)
+    groups = 8;
+  else if (kernel == AttentionKernel::Tiled &&
+           tiledRowTiles(args, 64) * args.heads * args.batch < 2 * sms)
+    groups = 8;
+  const int64_t bytes = groups == 16 ? tiledSharedBytes<16>(tiledHeadDim(args))
+                                     : tiledSharedBytes<8>(tiledHeadDim(args));
+  return bytes <= optIn ? groups : 0;
 }
 
-template <typename T>
+template <typename T, int RowGroups>
 cudaError_t launchTiledForHeadDim(const AttentionArgs &args,
                                   cudaStream_t stream) {
   switch (tiledHeadDim(args)) {
   case 32:
-    return launchTiled<T, 32>(args, stream);
+    return launchTiled<T, 32, RowGroups>(args, stream);
   case 64:
-    return launchTiled<T, 64>(args, stream);
+    return launchTiled<T, 64, RowGroups>(args, stream);
   case 128:
-    return launchTiled<T, 128>(args, stream);
+    return launchTiled<T, 128, RowGroups>(args, stream);
   default:
     static_assert(kMaxCudaHeadDim == 256, "the 256 bucket is the last");
-    return launchTiled<T, 256>(args, stream);
+    return launchTiled<T, 256, RowGroups>(args, stream);
   }
 }
 
 template <typename T>
 cudaError_t launchElement(const AttentionArgs &args, AttentionKernel kernel,
                           cudaStream_t stream) {
-  if (kernel == AttentionKernel::Tiled && tiledFits(args))
-    return launchTiledForHeadDim<T>(args, stream);
+  if (kernel == AttentionKernel::Tiled ||
+      kernel == AttentionKernel::TiledRows64 ||
+      kernel == AttentionKernel::TiledRows32) {
+    switch (tiledRowGroups(args, kernel)) {
+    case 16:
+      return launchTiledForHeadDim<T, 16>(args, stream);
+    case 8:
+      return launchTiledForHeadDim<T, 8>(args, stream);
+    default:
+      kernel = AttentionKernel::Chunked;
+      break;
+    }
+  }
   return launchForHeadDim<T>(args, kernel, stream);
 }
 
