@@ -455,25 +455,27 @@ TEST(AttentionKernelEmulation, TiledCausalAlignmentsAndPadding) {
 TEST(AttentionKernelEmulation, TiledMasksGroupedHeadsAndScale) {
   for (ops::AttentionKernel tiled : kTiledKernels) {
     Case c;
-    c.B = 2;
+    c.B = 1;
     c.H = 4;
-    c.Hk = 2;
+    c.Hk = 2; // grouped-query: two query heads per key/value head
     c.Lq = 66;
     c.Lk = 67;
     c.E = 32;
     c.Ev = 32;
     c.layout = Layout::Transposed;
     c.offset = 0;
-    c.maskSizes = {2, 4, 66, 67}; // full rank, boolean
+    c.maskSizes = {1, 4, 66, 67}; // full rank, boolean
     expectKernelMatches(c, tiled);
     c.maskSizes = {66, 67}; // float, broadcast over batch and heads
     c.maskDtype = Dtype::Float32;
     c.causal = true;
     expectKernelMatches(c, tiled);
+    c.B = 2;
+    c.H = 2;
+    c.Hk = 1; // multi-query
     c.maskSizes = {2, 1, 1, 67}; // a padding mask
     c.maskDtype = Dtype::Bool;
     c.causal = false;
-    c.Hk = 1; // multi-query
     c.scale = 0.3;
     expectKernelMatches(c, tiled);
   }
