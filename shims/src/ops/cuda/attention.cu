@@ -19,17 +19,27 @@
 //   scores already include the scale). A fully masked row gives out = 0 and
 //   lse = -inf; logsumexp padding rows get +inf, as the efficient kernel's.
 //
-// That is the per-key kernel. The default, chunked kernel differs only in
+// That is the per-key kernel. The chunked ("row") kernel differs only in
 // how a warp walks a tile: 32 keys at a time, lane t computing the whole
 // score of key t (q broadcast from shared memory), then one warp max, one
 // expf per lane, one warp sum and a shuffle per key for the P·V update:
-// the same online softmax with a 32-key step. The per-key kernel stays as
-// a cross-check (AOTI_SHIMS_CUDA_ATTENTION=per-key; both are tested).
+// the same online softmax with a 32-key step.
+//
+// Both re-read every K/V tile once per 8 query rows and do one FMA per
+// shared-memory read. The default, tiled kernel (below, before the
+// launchers) shares each K/V tile among 64 (or 32) query rows and
+// register-blocks both products: a thread computes a 4 x 4 block of
+// scores (4 x 2 above head dim 64) with 8 float4 reads per 4 dims (64
+// FMAs), then adds P·V for its 4 rows x D/16 output columns the same way, with the same online softmax per row
+// at a 64-key (or 32-key) step. The chunked kernel runs where a device
+// cannot give a block the tiled kernel's shared memory, and both older
+// kernels stay as cross-checks (AOTI_SHIMS_CUDA_ATTENTION=row, per-key;
+// all are tested).
 //
 // Grouped-query attention reads key/value head h / (heads / kv_heads) in
 // place. Every operand is read through its own strides; nothing is copied.
 // Causal blocks stop loading tiles past their last row's limit.
-// Correctness first: CUDA cores only (no tensor cores), one row per warp.
+// CUDA cores only (no tensor cores): float32 maths for every dtype.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/cuda/attention_kernel.h"
