@@ -241,6 +241,13 @@ phase_ops-bench() {
   "$CARRY/bin/ops_bench" --iters 50 > "$OUT/ops_ours.json" || status=1
   $PY "$ROOT/bench/gpu/ops_bench_torch.py" "$OUT/ops_ours.json" "$OUT/ops_bench.json" \
     | tee "$OUT/ops_bench.md" || status=1
+  # The attention A/B: the same calls under the warp-per-row kernel that the
+  # tiled one replaced (OPS_BENCH_AB=0 skips it).
+  if [ "${OPS_BENCH_AB:-1}" != 0 ]; then
+    AOTI_SHIMS_CUDA_ATTENTION=row "$CARRY/bin/ops_bench" --iters 50 > "$OUT/ops_ours_row.json" || status=1
+    $PY "$ROOT/bench/gpu/ops_bench_torch.py" "$OUT/ops_ours_row.json" "$OUT/ops_bench_row.json" \
+      | grep -E '^\| (call|---|.*sdpa)' | tee "$OUT/ops_bench_row.md" || status=1
+  fi
 }
 
 # --- end of the model zoo

@@ -18,6 +18,8 @@ SHAPES = [
     ("vit_b16", 1, 12, 12, 197, 64, False),
     ("gpt2_1024", 1, 12, 12, 1024, 64, True),
     ("llama_gqa_2048", 1, 32, 8, 2048, 128, True),
+    ("whisper_tiny_enc", 1, 6, 6, 1500, 64, False),
+    ("whisper_large_enc", 1, 20, 20, 1500, 64, False),
 ]
 
 

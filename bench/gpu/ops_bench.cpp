@@ -13,6 +13,10 @@
 // cases, and bench/gpu/ops_compare.py puts the two side by side.
 //
 // Inputs are random (uniform in [-1, 1)), made on the host and copied once.
+// The attention kernel is the one AOTI_SHIMS_CUDA_ATTENTION selects (unset:
+// the tiled kernel; row: the warp-per-row kernel before it; per-key;
+// tiled-64 / tiled-32: one tile height of the tiled kernel); the
+// JSON names it in "attention_kernel", so two runs make an A/B.
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/shim.h"
@@ -153,6 +157,9 @@ int main(int argc, char **argv) {
       {"vit_b_16.sdpa", "efficient", "float32", {1, 12, 197, 64}, {1, 12, 197, 64}, {}, {}, {}},
       {"gpt2.sdpa causal", "efficient", "float32", {1, 12, 128, 64}, {1, 12, 128, 64}, {}, {}, {}, 1, true},
       {"whisper.sdpa", "efficient", "float32", {1, 4, 1500, 64}, {1, 4, 1500, 64}, {}, {}, {}},
+      {"whisper_tiny.sdpa", "efficient", "float32", {1, 6, 1500, 64}, {1, 6, 1500, 64}, {}, {}, {}},
+      {"whisper_large.sdpa", "efficient", "float32", {1, 20, 1500, 64}, {1, 20, 1500, 64}, {}, {}, {}},
+      {"gpt2.sdpa causal 1024", "efficient", "float32", {1, 12, 1024, 64}, {1, 12, 1024, 64}, {}, {}, {}, 1, true},
       {"vit_b_16.sdpa bf16", "cudnn", "bfloat16", {1, 12, 197, 64}, {1, 12, 197, 64}, {}, {}, {}},
       {"llama.sdpa bf16 causal", "cudnn", "bfloat16", {1, 8, 128, 64}, {1, 8, 128, 64}, {}, {}, {}, 1, true},
       {"whisper.sdpa bf16", "cudnn", "bfloat16", {1, 4, 1500, 64}, {1, 4, 1500, 64}, {}, {}, {}},
@@ -162,7 +169,16 @@ int main(int argc, char **argv) {
   cudaEvent_t Begin, End;
   cudaEventCreate(&Begin);
   cudaEventCreate(&End);
-  std::printf("{\"schema_version\":1,\"iters\":%d,\"cases\":[", Iters);
+  // The kernel attention.cpp picks for this value (anything else: tiled).
+  const char *Env = std::getenv("AOTI_SHIMS_CUDA_ATTENTION");
+  const std::string Choice = Env ? Env : "";
+  const char *Kernel = Choice == "row"        ? "row"
+                       : Choice == "per-key"  ? "per-key"
+                       : Choice == "tiled-64" ? "tiled-64"
+                       : Choice == "tiled-32" ? "tiled-32"
+                                              : "tiled";
+  std::printf("{\"schema_version\":1,\"iters\":%d,\"attention_kernel\":\"%s\",\"cases\":[",
+              Iters, Kernel);
   bool First = true;
   for (const Case &C : Cases) {
     AtenTensorHandle A = randomTensor(C.A, C.DType, Rng);

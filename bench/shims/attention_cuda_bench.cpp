@@ -5,10 +5,13 @@
 // synchronised after each, so the figure is what a model's run sees
 // (output allocation included). Shapes of the zoo's models: BERT-base,
 // ViT-B/16, GPT-2 (causal, 1024 tokens), Llama-style grouped-query (32
-// query / 8 key-value heads, head dim 128, causal). Compare with eager's
+// query / 8 key-value heads, head dim 128, causal), Whisper's encoder (1500
+// tokens, 6 and 20 heads). Each case runs under the default tiled kernel
+// and, suffixed /row, under the warp-per-row kernel before it
+// (AOTI_SHIMS_CUDA_ATTENTION=row): an A/B in one run. Compare with eager's
 // kernels for the same calls: bench/gpu/attention_eager.py prints the same
 // table from torch. Not a test; on a GPU machine:
-//   build/bin/shims_attention_cuda_bench
+//   build/bin/shims_attention_cuda_bench [--benchmark_filter=whisper]
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/shim.h"
@@ -18,6 +21,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -33,6 +37,8 @@ constexpr Shape kShapes[] = {
     {"vit_b16", 1, 12, 12, 197, 64, false},
     {"gpt2_1024", 1, 12, 12, 1024, 64, true},
     {"llama_gqa_2048", 1, 32, 8, 2048, 128, true},
+    {"whisper_tiny_enc", 1, 6, 6, 1500, 64, false},
+    {"whisper_large_enc", 1, 20, 20, 1500, 64, false},
 };
 
 enum Variant { kEfficient, kFlash, kCudnn };
@@ -53,8 +59,13 @@ AtenTensorHandle filled(int64_t B, int64_t H, int64_t L, int64_t E,
   return t;
 }
 
+// kernel: AOTI_SHIMS_CUDA_ATTENTION's value, or null for the default.
 void BM_Attention(benchmark::State &state, Shape shape, Variant variant,
-                  int32_t dtype) {
+                  int32_t dtype, const char *kernel) {
+  if (kernel)
+    setenv("AOTI_SHIMS_CUDA_ATTENTION", kernel, 1);
+  else
+    unsetenv("AOTI_SHIMS_CUDA_ATTENTION");
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     state.SkipWithError("no CUDA device");
@@ -123,16 +134,19 @@ void registerAll() {
     const char *name;
   } dtypes[] = {{aoti_torch_dtype_bfloat16(), "bf16"},
                 {aoti_torch_dtype_float32(), "f32"}};
+  const char *kernels[] = {nullptr, "row"};
   for (const Shape &shape : kShapes)
     for (const auto &variant : variants)
-      for (const auto &dtype : dtypes) {
-        const std::string name = std::string(shape.name) + "/" +
-                                 variant.name + "/" + dtype.name;
-        benchmark::RegisterBenchmark(name.c_str(), BM_Attention, shape,
-                                     variant.variant, dtype.code)
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond);
-      }
+      for (const auto &dtype : dtypes)
+        for (const char *kernel : kernels) {
+          const std::string name = std::string(shape.name) + "/" +
+                                   variant.name + "/" + dtype.name +
+                                   (kernel ? std::string("/") + kernel : "");
+          benchmark::RegisterBenchmark(name.c_str(), BM_Attention, shape,
+                                       variant.variant, dtype.code, kernel)
+              ->UseManualTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
 }
 
 } // namespace

@@ -33,11 +33,12 @@
 #define __global__
 #define __device__
 #define __shared__
-#define __launch_bounds__(threads)
+#define __launch_bounds__(...)
 
 namespace emulation {
 thread_local uint3 threadIdx;
 thread_local uint3 blockIdx;
+thread_local uint3 gridDim;
 std::barrier<> *blockBarrier = nullptr;
 struct Warp {
   std::barrier<> barrier{32};
@@ -57,6 +58,7 @@ float exchange(float value, int sourceLane) {
 } // namespace emulation
 
 using emulation::blockIdx;
+using emulation::gridDim;
 using emulation::threadIdx;
 inline void __syncthreads() { emulation::blockBarrier->arrive_and_wait(); }
 inline float __shfl_xor_sync(unsigned, float value, int laneMask) {
@@ -77,10 +79,13 @@ inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
 #define AOTI_SHIMS_ATTENTION_EMULATION 1
 #include "ops/cuda/attention.cu"
 
-// The kernels' dynamic shared memory (the .cu declares it extern).
+// The kernels' dynamic shared memory (the .cu declares it extern): as much
+// as the largest of them takes, aligned for the tiled kernel's float4s.
 namespace aoti::shims::ops {
 namespace {
-float shared[kSharedBytes / sizeof(float)];
+constexpr int64_t kEmulatedSharedBytes =
+    kSharedBytes > kTiledMaxSharedBytes ? kSharedBytes : kTiledMaxSharedBytes;
+alignas(16) float shared[kEmulatedSharedBytes / sizeof(float)];
 } // namespace
 } // namespace aoti::shims::ops
 
@@ -93,10 +98,10 @@ namespace ops = aoti::shims::ops;
 
 namespace {
 
-// Runs `body` as a grid of blocks of ops::kThreads host threads.
-template <typename Body> void runGrid(unsigned gx, unsigned gy, unsigned gz,
-                                      Body body) {
-  constexpr int kThreads = ops::kThreads;
+// Runs `body` as a grid of blocks of kThreads host threads.
+template <typename Body>
+void runGrid(unsigned gx, unsigned gy, unsigned gz, Body body,
+             int kThreads = ops::kThreads) {
   std::barrier<> block(kThreads);
   std::vector<emulation::Warp> warps(kThreads / 32);
   emulation::blockBarrier = &block;
@@ -110,6 +115,7 @@ template <typename Body> void runGrid(unsigned gx, unsigned gy, unsigned gz,
           threads.emplace_back([&, t] {
             threadIdx = uint3{static_cast<unsigned>(t), 0, 0};
             blockIdx = uint3{x, y, z};
+            gridDim = uint3{gx, gy, gz};
             body();
           });
         for (std::thread &thread : threads)
@@ -139,9 +145,41 @@ void runKernel(const ops::AttentionArgs &args, ops::AttentionKernel kernel) {
   }
 }
 
+template <typename T, int D, int RowGroups>
+void runTiled(const ops::AttentionArgs &args) {
+  using Shape = ops::TiledShape<D, RowGroups>;
+  const unsigned gx =
+      static_cast<unsigned>(ops::tiledRowTiles(args, Shape::kTileRows));
+  const unsigned loads = ops::tiledLoads<T>(args);
+  runGrid(
+      gx, args.heads, args.batch,
+      [&] { ops::attentionTiledKernel<T, D, RowGroups>(args, loads); },
+      Shape::kThreads);
+}
+
+template <typename T, int RowGroups>
+void runTiledForHeadDim(const ops::AttentionArgs &args) {
+  switch (ops::tiledHeadDim(args)) {
+  case 32:
+    return runTiled<T, 32, RowGroups>(args);
+  case 64:
+    return runTiled<T, 64, RowGroups>(args);
+  case 128:
+    return runTiled<T, 128, RowGroups>(args);
+  default:
+    return runTiled<T, 256, RowGroups>(args);
+  }
+}
+
 template <typename T>
 void runForHeadDim(const ops::AttentionArgs &args,
                    ops::AttentionKernel kernel) {
+  // The launcher picks the tile height by the device's SM count; here each
+  // is run on its own.
+  if (kernel == ops::AttentionKernel::TiledRows64)
+    return runTiledForHeadDim<T, 16>(args);
+  if (kernel == ops::AttentionKernel::TiledRows32)
+    return runTiledForHeadDim<T, 8>(args);
   const int64_t widest = std::max(args.headDim, args.valueDim);
   if (widest <= 32)
     runKernel<T, 1>(args, kernel);
@@ -164,6 +202,8 @@ struct Case {
   std::vector<int64_t> maskSizes;
   Dtype maskDtype = Dtype::Bool;
   int64_t lseRows = 0; // 0: Lq
+  int64_t offset = 3;  // q, k and v's storage offset (3: no float4 loads)
+  std::optional<double> scale;
 };
 
 void copy4(const std::vector<int64_t> &from, int64_t (&to)[4]) {
@@ -171,18 +211,29 @@ void copy4(const std::vector<int64_t> &from, int64_t (&to)[4]) {
     to[d] = from[d];
 }
 
-void expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
-  SCOPED_TRACE(std::string(kernel == ops::AttentionKernel::PerKey
-                               ? "per-key"
-                               : "chunked") +
+const char *nameOf(ops::AttentionKernel kernel) {
+  return kernel == ops::AttentionKernel::TiledRows64   ? "tiled-64"
+         : kernel == ops::AttentionKernel::TiledRows32 ? "tiled-32"
+         : kernel == ops::AttentionKernel::Chunked     ? "row"
+                                                       : "per-key";
+}
+
+// Runs `kernel` on the case and checks it against the reference; returns
+// the tiled kernel's float4-load bits for the case's operands.
+unsigned expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
+  SCOPED_TRACE(std::string(nameOf(kernel)) + " Lq" + std::to_string(c.Lq) +
+               " H" + std::to_string(c.H) + "/" + std::to_string(c.Hk) +
                " " + nameOf(c.dtype) + " E" + std::to_string(c.E) + " Ev" +
                std::to_string(c.Ev) + " Lk" + std::to_string(c.Lk) +
                (c.causal ? " causal" : "") +
                (c.maskSizes.empty() ? "" : " masked"));
   Values gen(5);
-  Operand q = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, 3, c.dtype, gen);
-  Operand k = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, 3, c.dtype, gen);
-  Operand v = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, 3, c.dtype, gen);
+  Operand q =
+      makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, c.offset, c.dtype, gen);
+  Operand k =
+      makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, c.offset, c.dtype, gen);
+  Operand v =
+      makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, c.offset, c.dtype, gen);
   std::optional<Operand> mask;
   if (!c.maskSizes.empty())
     mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 1,
@@ -203,7 +254,8 @@ void expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
   args.keyLen = c.Lk;
   args.headDim = c.E;
   args.valueDim = c.Ev;
-  args.scale = static_cast<float>(1.0 / std::sqrt(double(c.E)));
+  args.scale = static_cast<float>(c.scale ? *c.scale
+                                           : 1.0 / std::sqrt(double(c.E)));
   args.causal = c.causal;
   args.causalOffset = c.causalOffset;
   args.element = c.dtype == Dtype::Float32   ? ops::AttentionElement::Float32
@@ -235,15 +287,19 @@ void expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
   args.logsumexpStrides[2] = 1;
   args.logsumexpRows = lseRows;
 
+  unsigned loads = 0;
   switch (c.dtype) {
   case Dtype::Float32:
     runForHeadDim<float>(args, kernel);
+    loads = ops::tiledLoads<float>(args);
     break;
   case Dtype::Float16:
     runForHeadDim<__half>(args, kernel);
+    loads = ops::tiledLoads<__half>(args);
     break;
   default:
     runForHeadDim<__nv_bfloat16>(args, kernel);
+    loads = ops::tiledLoads<__nv_bfloat16>(args);
     break;
   }
 
@@ -254,16 +310,19 @@ void expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
   p.mask = mask ? &*mask : nullptr;
   p.causal = c.causal;
   p.causalOffset = c.causalOffset;
+  p.scale = c.scale;
   const Reference ref = reference(p);
   expectClose(gather(out.data(), c.dtype, outSizes, outStrides), ref.out,
               outputTolerance(c.dtype), "out");
   std::vector<double> lseValues(lse.begin(), lse.end());
   expectClose(lseValues, paddedLse(ref.lse, c.B * c.H, c.Lq, lseRows),
               lseTolerance(), "logsumexp");
+  return loads;
 }
 
-constexpr ops::AttentionKernel kKernels[] = {ops::AttentionKernel::Chunked,
-                                             ops::AttentionKernel::PerKey};
+constexpr ops::AttentionKernel kKernels[] = {
+    ops::AttentionKernel::TiledRows64, ops::AttentionKernel::TiledRows32,
+    ops::AttentionKernel::Chunked, ops::AttentionKernel::PerKey};
 
 TEST(AttentionKernelEmulation, EveryPerLaneAndDtype) {
   // PerLane 1, 4 (80: not a multiple of 32) and 8 (256: 19-key tiles) in
@@ -315,6 +374,128 @@ TEST(AttentionKernelEmulation, MasksGroupedHeadsAndValueDims) {
     c.maskDtype = Dtype::Bool;
     c.layout = Layout::Gapped;
     expectKernelMatches(c, kernel);
+  }
+}
+
+// --- The tiled kernel's edges --------------------------------------------
+// Its tiles are 64 or 32 query rows by 64 keys (32 above head dim 64);
+// these cases put Lq and Lk on each side of those edges, every head-dim
+// bucket on each side of its limit, and both load paths (float4 and per
+// element), for both tile heights.
+
+constexpr ops::AttentionKernel kTiledKernels[] = {
+    ops::AttentionKernel::TiledRows64, ops::AttentionKernel::TiledRows32};
+constexpr unsigned kAllVector = 7; // query, key and value take float4
+
+TEST(AttentionKernelEmulation, TiledRowAndKeyTileEdges) {
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    const std::pair<int64_t, int64_t> lengths[] = {
+        {1, 1}, {1, 70}, {65, 1}, {64, 64}, {70, 129}, {130, 65}};
+    for (auto [lq, lk] : lengths)
+      for (bool aligned : {true, false}) {
+        Case c;
+        c.Lq = lq;
+        c.Lk = lk;
+        c.layout = aligned ? Layout::Contiguous : Layout::Gapped;
+        c.offset = aligned ? 0 : 3;
+        EXPECT_EQ(expectKernelMatches(c, tiled), aligned ? kAllVector : 0u);
+      }
+  }
+}
+
+TEST(AttentionKernelEmulation, TiledHeadDimBucketEdges) {
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    // (E, Ev): each bucket's limit and one past it (32, 64, 128, 256), dims
+    // that are not a multiple of 4 (per-element loads, zero padding), and a
+    // bucket chosen by Ev alone or by E alone.
+    const std::pair<int64_t, int64_t> dims[] = {
+        {32, 32}, {33, 33}, {64, 64}, {65, 65}, {128, 128},
+        {129, 129}, {256, 256}, {6, 6}, {32, 100}, {100, 16}};
+    for (auto [e, ev] : dims) {
+      Case c;
+      c.Lq = 70;
+      c.Lk = 70;
+      c.E = e;
+      c.Ev = ev;
+      c.layout = Layout::Contiguous;
+      c.offset = 4;
+      const unsigned loads = expectKernelMatches(c, tiled);
+      EXPECT_EQ(loads & 3u, e % 4 == 0 ? 3u : 0u) << "E " << e;
+      EXPECT_EQ(loads & 4u, ev % 4 == 0 ? 4u : 0u) << "Ev " << ev;
+    }
+  }
+}
+
+TEST(AttentionKernelEmulation, TiledCausalAlignmentsAndPadding) {
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    struct {
+      int64_t lq, lk, lseRows;
+      bool bottomRight;
+    } cases[] = {
+        {70, 130, 96, false}, // top-left, more keys than queries
+        {130, 70, 160, false}, // top-left, more queries: rows past 70 see all
+        {70, 130, 0, true},   // bottom-right: every row sees 60 more keys
+        {130, 70, 0, true},   // bottom-right: the first 60 rows see none
+        {60, 60, 96, false},  // a block of logsumexp padding alone
+    };
+    for (const auto &k : cases) {
+      Case c;
+      c.Lq = k.lq;
+      c.Lk = k.lk;
+      c.causal = true;
+      c.causalOffset = k.bottomRight ? k.lk - k.lq : 0;
+      c.lseRows = k.lseRows;
+      c.layout = Layout::Transposed;
+      c.offset = 0;
+      expectKernelMatches(c, tiled);
+    }
+  }
+}
+
+TEST(AttentionKernelEmulation, TiledMasksGroupedHeadsAndScale) {
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    Case c;
+    c.B = 1;
+    c.H = 4;
+    c.Hk = 2; // grouped-query: two query heads per key/value head
+    c.Lq = 66;
+    c.Lk = 67;
+    c.E = 32;
+    c.Ev = 32;
+    c.layout = Layout::Transposed;
+    c.offset = 0;
+    c.maskSizes = {1, 4, 66, 67}; // full rank, boolean
+    expectKernelMatches(c, tiled);
+    c.maskSizes = {66, 67}; // float, broadcast over batch and heads
+    c.maskDtype = Dtype::Float32;
+    c.causal = true;
+    expectKernelMatches(c, tiled);
+    c.B = 2;
+    c.H = 2;
+    c.Hk = 1; // multi-query
+    c.maskSizes = {2, 1, 1, 67}; // a padding mask
+    c.maskDtype = Dtype::Bool;
+    c.causal = false;
+    c.scale = 0.3;
+    expectKernelMatches(c, tiled);
+  }
+}
+
+TEST(AttentionKernelEmulation, TiledHalfTypesOnBothLoadPaths) {
+  for (ops::AttentionKernel tiled : kTiledKernels) {
+    for (Dtype dtype : {Dtype::Float16, Dtype::BFloat16})
+      for (bool aligned : {true, false}) {
+        Case c;
+        c.dtype = dtype;
+        c.Lq = 65;
+        c.Lk = 80;
+        c.E = 128;
+        c.Ev = 128;
+        c.layout = aligned ? Layout::Transposed : Layout::Gapped;
+        c.offset = aligned ? 4 : 1;
+        c.causal = !aligned;
+        EXPECT_EQ(expectKernelMatches(c, tiled), aligned ? kAllVector : 0u);
+      }
   }
 }
 

@@ -35,6 +35,19 @@ constexpr Dtype kFloatDtypes[] = {Dtype::Float32, Dtype::Float16,
 
 class CudaAttention : public aoti::test::CudaDeviceTest {};
 
+// Sets an environment variable for a scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+
 // A CUDA tensor with the operand's sizes, strides and storage offset, whose
 // storage holds the operand's bytes.
 TensorHandle upload(const Operand &op) {
@@ -487,23 +500,10 @@ TEST_F(CudaAttention, Errors) {
   }
 }
 
-// Sets an environment variable for a scope.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-
-private:
-  const char *name_;
-};
-
-// The simpler per-key kernel (AOTI_SHIMS_CUDA_ATTENTION=per-key) on the
-// same kinds of cases: the two kernels are checked independently against
-// the reference, so either can serve as the other's fallback.
-TEST_F(CudaAttention, PerKeyKernelOnTheSameCases) {
-  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "per-key");
+// The same kinds of cases under another kernel than the default tiled one:
+// each kernel is checked independently against the reference, so any can
+// serve as the others' fallback and A/B timings compare correct kernels.
+void expectSameCasesMatch() {
   for (Variant v : kVariants)
     for (Dtype dtype : kFloatDtypes)
       for (Layout layout : {Layout::Contiguous, Layout::Transposed})
@@ -535,6 +535,138 @@ TEST_F(CudaAttention, PerKeyKernelOnTheSameCases) {
     c.causal = true;
     expectMatches(Variant::Flash, c);
   }
+}
+
+// The simpler per-key kernel (AOTI_SHIMS_CUDA_ATTENTION=per-key).
+TEST_F(CudaAttention, PerKeyKernelOnTheSameCases) {
+  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "per-key");
+  expectSameCasesMatch();
+}
+
+// The warp-per-row kernel (AOTI_SHIMS_CUDA_ATTENTION=row), the default
+// before the tiled one.
+TEST_F(CudaAttention, RowKernelOnTheSameCases) {
+  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "row");
+  expectSameCasesMatch();
+}
+
+// --- The tiled kernel's edges (the default kernel) ----------------------
+// Its blocks take 64 or 32 query rows (the launcher picks by grid size;
+// these tests force each with AOTI_SHIMS_CUDA_ATTENTION=tiled-64/tiled-32)
+// and walk keys in tiles of 64 (32 above head dim 64); operands with a unit
+// last stride and aligned rows take float4 loads, the others are read
+// element by element.
+constexpr const char *kTileHeights[] = {"tiled-64", "tiled-32"};
+
+TEST_F(CudaAttention, TiledRowAndKeyTileEdges) {
+  for (const char *height : kTileHeights) {
+    ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", height);
+    SCOPED_TRACE(height);
+    const std::pair<int64_t, int64_t> lengths[] = {
+        {1, 1}, {1, 130}, {130, 1}, {64, 64}, {65, 63}, {129, 65}};
+    for (Variant v : kVariants)
+      for (auto [lq, lk] : lengths)
+        for (Layout layout : {Layout::Contiguous, Layout::Gapped}) {
+          Case c;
+          c.Lq = lq;
+          c.Lk = lk;
+          c.layout = layout;
+          c.offset = layout == Layout::Contiguous ? 0 : 7;
+          c.causal = lq == 129; // also bottom-right (flash) with Lq > Lk
+          expectMatches(v, c);
+        }
+  }
+}
+
+TEST_F(CudaAttention, TiledHeadDimBucketEdges) {
+  for (const char *height : kTileHeights) {
+    ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", height);
+    SCOPED_TRACE(height);
+    // Each bucket's limit and one past it, in every dtype, on both load
+    // paths (a dim of 33 or 129 is never read as float4).
+    for (Dtype dtype : kFloatDtypes)
+      for (int64_t e : {32, 33, 64, 65, 128, 129, 256})
+        for (Layout layout : {Layout::Transposed, Layout::Gapped}) {
+          Case c;
+          c.dtype = dtype;
+          c.B = 1;
+          c.H = 2;
+          c.Hk = 1;
+          c.Lq = 70;
+          c.Lk = 97;
+          c.E = e;
+          c.Ev = e;
+          c.layout = layout;
+          c.offset = layout == Layout::Transposed ? 4 : 3;
+          expectMatches(Variant::Flash, c);
+        }
+    // A bucket chosen by the value dim alone, and by the query/key dim alone.
+    for (auto [e, ev] : {std::pair<int64_t, int64_t>{32, 100}, {100, 16}})
+      for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
+        Case c;
+        c.Lq = 70;
+        c.Lk = 70;
+        c.E = e;
+        c.Ev = ev;
+        c.layout = Layout::Transposed;
+        expectMatches(v, c);
+      }
+  }
+}
+
+TEST_F(CudaAttention, TiledCausalGroupedAndMasked) {
+  for (const char *height : kTileHeights) {
+    ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", height);
+    SCOPED_TRACE(height);
+    // Causal with Lq != Lk both ways (top-left for efficient and cuDNN,
+    // bottom-right for flash), grouped and multi-query heads, across tiles.
+    for (Variant v : kVariants)
+      for (auto [lq, lk] : {std::pair<int64_t, int64_t>{70, 150}, {150, 70}})
+        for (int64_t hk : {1, 2}) {
+          Case c;
+          c.H = 4;
+          c.Hk = hk;
+          c.Lq = lq;
+          c.Lk = lk;
+          c.causal = true;
+          c.layout = Layout::Transposed;
+          expectMatches(v, c);
+        }
+    // Masks of every kind with GQA heads, on partial tiles, with causal.
+    const std::vector<std::vector<int64_t>> shapes = {
+        {2, 4, 66, 67}, {66, 67}, {2, 1, 1, 67}, {1, 4, 66, 1}};
+    for (Variant v : {Variant::Efficient, Variant::Cudnn})
+      for (const auto &shape : shapes)
+        for (Dtype maskDtype : {Dtype::Bool, Dtype::Float32, Dtype::BFloat16}) {
+          Case c;
+          c.H = 4;
+          c.Hk = 2;
+          c.Lq = 66;
+          c.Lk = 67;
+          c.maskSizes = shape;
+          c.maskDtype = maskDtype;
+          c.causal = shape.size() == 2;
+          c.layout = Layout::Transposed;
+          c.offset = 5;
+          expectMatches(v, c);
+        }
+  }
+}
+
+TEST_F(CudaAttention, TiledWhisperLengthMatchesRowKernelAndReference) {
+  // Whisper's encoder length (1500 = 23 full row tiles and one of 28), in
+  // float32, under the tiled kernel and the row kernel.
+  Case c;
+  c.B = 1;
+  c.H = 2;
+  c.Hk = 2;
+  c.Lq = 1500;
+  c.Lk = 1500;
+  c.layout = Layout::Transposed;
+  const HostOperands ops = makeOperands(c);
+  expectMatches(Variant::Efficient, c, ops);
+  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "row");
+  expectMatches(Variant::Efficient, c, ops);
 }
 
 TEST_F(CudaAttention, RunsOnTheCurrentStream) {

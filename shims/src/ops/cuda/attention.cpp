@@ -4,8 +4,9 @@
 // lane holds, grid dimensions), makes the tensors' device current and
 // enqueues attention.cu's kernel on that device's current stream, the one
 // the allocator and every other shim use. Nothing is synchronised.
-// AOTI_SHIMS_CUDA_ATTENTION=per-key selects the simpler per-key kernel
-// instead of the default chunked one (a cross-check; both are tested).
+// AOTI_SHIMS_CUDA_ATTENTION=row selects the warp-per-row kernel and =per-key
+// the per-key one instead of the default tiled kernel, =tiled-64 or tiled-32
+// one tile height of it (cross-checks and A/B timing; all are tested).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
@@ -35,9 +36,15 @@ Error attentionCuda(const AttentionArgs &args, int32_t device) {
   auto stream = static_cast<cudaStream_t>(cuda::currentStream(device));
   // Read per call (cheap next to a launch) so a test can switch kernels.
   const char *choice = std::getenv("AOTI_SHIMS_CUDA_ATTENTION");
-  const AttentionKernel kernel =
-      choice && std::strcmp(choice, "per-key") == 0 ? AttentionKernel::PerKey
-                                                    : AttentionKernel::Chunked;
+  AttentionKernel kernel = AttentionKernel::Tiled;
+  if (choice && std::strcmp(choice, "per-key") == 0)
+    kernel = AttentionKernel::PerKey;
+  else if (choice && std::strcmp(choice, "row") == 0)
+    kernel = AttentionKernel::Chunked;
+  else if (choice && std::strcmp(choice, "tiled-64") == 0)
+    kernel = AttentionKernel::TiledRows64;
+  else if (choice && std::strcmp(choice, "tiled-32") == 0)
+    kernel = AttentionKernel::TiledRows32;
   return cuda::checkCuda(launchAttentionKernel(args, kernel, stream),
                          "attention kernel launch");
 }

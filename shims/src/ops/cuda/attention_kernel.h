@@ -20,10 +20,17 @@ namespace aoti::shims::ops {
 /// registers. torch's flash kernels stop at 256 too.
 constexpr int64_t kMaxCudaHeadDim = 256;
 
-/// The two kernels of attention.cu: Chunked (the default) scores 32 keys
-/// per warp step, PerKey one (simpler; kept as the cross-check, selected
-/// with AOTI_SHIMS_CUDA_ATTENTION=per-key).
-enum class AttentionKernel { Chunked, PerKey };
+/// The kernels of attention.cu. Tiled (the default) gives a block a tile of
+/// 64 or 32 query rows (32 where 64-row blocks would leave SMs idle) and
+/// register-blocks Q K^T and P V through shared memory; TiledRows64 and
+/// TiledRows32 force the tile (AOTI_SHIMS_CUDA_ATTENTION=tiled-64 or
+/// tiled-32: tests and A/B timing); where the device lacks the shared
+/// memory they run Chunked instead.
+/// Chunked (one warp per query row, 32 keys per step; the kernel before
+/// Tiled, AOTI_SHIMS_CUDA_ATTENTION=row) and PerKey (one key per step;
+/// the simplest, AOTI_SHIMS_CUDA_ATTENTION=per-key) stay as cross-checks
+/// and for A/B timing.
+enum class AttentionKernel { Tiled, TiledRows64, TiledRows32, Chunked, PerKey };
 
 /// Enqueues the attention of `args` (device pointers, head dims within
 /// kMaxCudaHeadDim) on `stream` of the current device.
