@@ -7,19 +7,56 @@
 // AOTI_SHIMS_CUDA_ATTENTION=per-key selects the simpler per-key kernel
 // instead of the default chunked one (a cross-check; both are tested).
 //
+// cuDNN first (a build with cudnn-frontend): float16 / bfloat16 problems
+// that cuDNN's fused attention computes exactly as AttentionArgs defines go
+// to it (attention_cudnn.cpp says which); the rest, and every problem when
+// AOTI_SHIMS_CUDA_ATTENTION is "ours", "chunked" or "per-key", run our
+// kernel. AOTI_SHIMS_CUDA_ATTENTION=cudnn makes a problem cuDNN does not
+// take an error saying why (for tests and A/B measurement).
+//
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
 
 #include "cuda/device_scope.h"
 #include "cuda_api.h"
 #include "ops/cuda/attention_kernel.h"
+#ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
+#include "ops/cuda/attention_cudnn.h"
+#endif
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace aoti::shims::ops {
 
 Error attentionCuda(const AttentionArgs &args, int32_t device) {
+  // --- cuDNN's fused attention first (see the file comment) ---------------
+  {
+    const char *path = std::getenv("AOTI_SHIMS_CUDA_ATTENTION");
+    const bool ours = path && (std::strcmp(path, "ours") == 0 ||
+                               std::strcmp(path, "chunked") == 0 ||
+                               std::strcmp(path, "per-key") == 0);
+    const bool onlyCudnn = path && std::strcmp(path, "cudnn") == 0;
+#ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
+    std::string whyNot;
+    if (!ours) {
+      Expected<bool> ran = attentionCudnn(args, device, whyNot);
+      if (!ran)
+        return ran.takeError();
+      if (*ran)
+        return Error::success();
+    }
+#else
+    const std::string whyNot =
+        "this build has no cudnn-frontend (see ci/setup.sh)";
+#endif
+    if (onlyCudnn)
+      return Error::failure("AOTI_SHIMS_CUDA_ATTENTION=cudnn, but cuDNN does "
+                            "not take this attention: ", whyNot);
+    (void)ours;
+  }
+  // -------------------------------------------------------------------------
   if (args.headDim > kMaxCudaHeadDim || args.valueDim > kMaxCudaHeadDim)
     return Error::failure("head dims ", args.headDim, " (query/key) and ",
                           args.valueDim, " (value): the CUDA attention "

@@ -53,8 +53,8 @@
 // another operand's alignment) is replaced by a fresh ranking.
 // The workspace comes from the shims' stream-ordered allocator and is freed,
 // stream-ordered, after the call is enqueued. Everything runs on the calling
-// thread's current stream, through one cudnnHandle per thread and device (as
-// blas.cpp keeps its cuBLAS handles).
+// thread's current stream, through one cudnnHandle per thread and device
+// (cudnn_handle.h, shared with the cuDNN attention).
 //
 // Arithmetic. float32 convolutions run with CUDNN_FMA_MATH: true float32
 // FMAs, never TF32 (torch.backends.cudnn.allow_tf32 is False in the zoo, and
@@ -73,6 +73,7 @@
 #include "cuda/device_scope.h"
 #include "cuda_api.h"
 #include "ops/cuda/bias_add.h"
+#include "ops/cuda/cudnn_handle.h"
 
 #include <cudnn.h>
 
@@ -94,42 +95,12 @@ namespace {
 namespace rt = aoti::shims::cuda;
 
 Error check(cudnnStatus_t status, const char *what) {
-  if (status == CUDNN_STATUS_SUCCESS)
-    return Error::success();
-  return Error::failure(what, " failed: ", cudnnGetErrorString(status));
+  return checkCudnn(status, what);
 }
 
-// One cuDNN handle per thread and device: a handle must not be used by two
-// threads at once, and creating one is expensive. The stream each handle was
-// last bound to is remembered, so that a call on the same stream as the
-// previous one does not bind it again.
-struct HandleCache {
-  cudnnHandle_t handles[rt::kMaxDevices] = {};
-  cudaStream_t streams[rt::kMaxDevices] = {};
-  ~HandleCache() {
-    for (cudnnHandle_t handle : handles)
-      if (handle)
-        (void)cudnnDestroy(handle);
-  }
-};
-thread_local HandleCache handleCache;
-
-// The handle for `device`, which must be current, bound to its current stream.
+// The thread's handle for `device` (current), bound to its current stream.
 Expected<cudnnHandle_t> handleFor(int32_t device) {
-  cudnnHandle_t &handle = handleCache.handles[device];
-  const auto stream = static_cast<cudaStream_t>(rt::currentStream(device));
-  if (!handle) {
-    if (Error err = check(cudnnCreate(&handle), "cudnnCreate")) {
-      handle = nullptr;
-      return err;
-    }
-  } else if (handleCache.streams[device] == stream) {
-    return handle;
-  }
-  if (Error err = check(cudnnSetStream(handle, stream), "cudnnSetStream"))
-    return err;
-  handleCache.streams[device] = stream;
-  return handle;
+  return cudnnHandleFor(device);
 }
 
 // Owning wrappers of cuDNN's descriptors.
