@@ -33,6 +33,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -428,6 +429,50 @@ TEST_F(CudaConvolution, PlanCacheIsSharedByThreads) {
     });
   for (std::thread &t : threads)
     t.join();
+}
+
+// The graph-API path (AOTI_SHIMS_CUDA_CONV=graph, convolution_graph.cpp):
+// every forward case without bias, in every dtype, with "graph-only" so a
+// problem the graph API refused would fail here instead of quietly taking
+// the legacy path; twice each (the second call from the per-thread cache);
+// float32 never TF32 there either (the same exact-sum check as above).
+TEST_F(CudaConvolution, GraphApiPathMatchesTheReference) {
+#ifndef AOTI_TEST_HAVE_CUDNN_FRONTEND
+  GTEST_SKIP() << "the shims were built without cudnn-frontend";
+#endif
+  struct GraphOnly { // unset however the test ends
+    GraphOnly() { setenv("AOTI_SHIMS_CUDA_CONV", "graph-only", 1); }
+    ~GraphOnly() { unsetenv("AOTI_SHIMS_CUDA_CONV"); }
+  } graphOnly;
+  for (Dtype t : {Dtype::F32, Dtype::F16, Dtype::BF16})
+    for (const CudaCase &c : cases()) {
+      if (c.conv.transposed)
+        continue; // the legacy path's (cudnnConvolutionBackwardData)
+      Case noBias = c.conv;
+      noBias.bias = false;
+      runCase(noBias, t, c.expectedStrides, 7);
+      runCase(noBias, t, c.expectedStrides, 8);
+    }
+  const float value = 1.0f + 1.0f / 4096;
+  Host in, w;
+  in.sizes = {1, 256, 4, 4};
+  in.strides = contiguous(in.sizes);
+  in.storage.assign(256 * 16, value);
+  w.sizes = {4, 256, 3, 3};
+  w.strides = contiguous(w.sizes);
+  w.storage.assign(4 * 256 * 9, 1.0f);
+  DeviceTensor din, dw;
+  upload(in, Dtype::F32, din);
+  upload(w, Dtype::F32, dw);
+  Case c{"tf32", in.sizes, w.sizes, {1}, {0}, {1}};
+  TensorHandle out;
+  ASSERT_SHIM_OK(callConv(c, din.handle.get(), dw.handle.get(), nullptr,
+                          out.out()));
+  std::vector<double> got;
+  download(out, Dtype::F32, got);
+  ASSERT_EQ(got.size(), 16u);
+  for (double v : got)
+    EXPECT_NEAR(v, 2304.5625, 0.05) << "TF32 would give 2304";
 }
 
 TEST_F(CudaConvolution, EmptyBatchAndEmptySpatialOutput) {

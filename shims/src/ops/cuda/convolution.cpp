@@ -63,7 +63,9 @@
 // and may use tensor cores.
 //
 // The v7 API is deprecated in cuDNN 9 but fully supported; the warnings are
-// silenced for this file only.
+// silenced for this file only. In a build with cudnn-frontend,
+// AOTI_SHIMS_CUDA_CONV=graph runs forward convolutions without bias through
+// cuDNN's graph API instead (convolution_graph.cpp), for A/B measurement.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/convolution.h"
@@ -74,6 +76,9 @@
 #include "cuda_api.h"
 #include "ops/cuda/bias_add.h"
 #include "ops/cuda/cudnn_handle.h"
+#ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
+#include "ops/cuda/convolution_graph.h"
+#endif
 
 #include <cudnn.h>
 
@@ -85,6 +90,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -136,9 +142,13 @@ cudnnDataType_t dataType(ScalarType type) {
 
 // Sizes of a 1-d operand viewed as 2-d ([N, C, L] -> [N, C, 1, L]).
 std::vector<int64_t> asCudnnSizes(std::span<const int64_t> sizes) {
-  std::vector<int64_t> result(sizes.begin(), sizes.end());
-  if (result.size() == 3)
-    result.insert(result.begin() + 2, 1);
+  std::vector<int64_t> result;
+  result.reserve(sizes.size() + 1);
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes.size() == 3 && d == 2)
+      result.push_back(1);
+    result.push_back(sizes[d]);
+  }
   return result;
 }
 
@@ -596,6 +606,28 @@ Error run(const ConvProblem &problem, const Tensor &out) {
   Expected<cudnnHandle_t> handle = handleFor(device);
   if (!handle)
     return handle.takeError();
+
+#ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
+  // The graph-API path, opt-in (convolution_graph.cpp).
+  if (const ConvPath path = requestedConvPath();
+      path != ConvPath::Legacy && !p.transposed && !bias) {
+    const ConvGraphProblem graphProblem{
+        out.dtype(), device,     g.inSizes,  layoutStrides(g.inSizes, nhwc),
+        g.wSizes,    layoutStrides(g.wSizes, nhwc), g.outSizes,
+        g.outStrides, g.pad,     g.stride,   g.dilation};
+    std::string whyNot;
+    Expected<bool> ran =
+        convolutionGraph(*handle, graphProblem, (*input)->data(),
+                         (*weight)->data(), result.data(), whyNot);
+    if (!ran)
+      return ran.takeError();
+    if (*ran)
+      return staged ? copyTensor(out, *staged, /*nonBlocking=*/true)
+                    : Error::success();
+    if (path == ConvPath::GraphOnly)
+      return Error::failure("AOTI_SHIMS_CUDA_CONV=graph-only, but ", whyNot);
+  }
+#endif
 
   // The cached plan, or a new one; a cached plan that fails to run (cuDNN
   // may refuse its algorithm for another operand's alignment) is replaced.
