@@ -41,3 +41,36 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
   echo "ci/setup.sh: installing jsonschema for $(command -v python3)"
   python3 -m pip install --quiet jsonschema || echo "ci/setup.sh: warning: could not install jsonschema; the SARIF test will be skipped"
 fi
+
+# --- cudnn-frontend: the CUDA attention fallback on cuDNN's fused SDPA --------
+# NVIDIA's header-only C++ API to cuDNN's graph (MIT). PyPI's wheel carries its
+# include/; it is unpacked into deps/cudnn-frontend/ (git-ignored), where
+# shims/CMakeLists.txt looks for it. The headers are the same in every wheel,
+# so the platform is pinned to the one that exists. Without it the build
+# still works (CUDA attention then runs the shims' own kernel only).
+cudnn_frontend_version=1.32.0
+cudnn_frontend_dir="$(cd "$(dirname "$0")/.." && pwd)/deps/cudnn-frontend"
+if [ "$(cat "$cudnn_frontend_dir/VERSION" 2>/dev/null)" != "$cudnn_frontend_version" ]; then
+  echo "ci/setup.sh: fetching cudnn-frontend $cudnn_frontend_version into $cudnn_frontend_dir"
+  wheel_dir=$(mktemp -d)
+  if python3 -m pip download --quiet --no-deps --only-binary=:all: \
+       --python-version 3.11 --implementation cp --platform manylinux_2_28_x86_64 \
+       -d "$wheel_dir" "nvidia-cudnn-frontend==$cudnn_frontend_version" &&
+     rm -rf "$cudnn_frontend_dir" &&
+     python3 - "$wheel_dir" "$cudnn_frontend_dir" <<'PY'
+import glob, os, sys, zipfile
+wheel_dir, target = sys.argv[1], sys.argv[2]
+(wheel,) = glob.glob(os.path.join(wheel_dir, "*.whl"))
+with zipfile.ZipFile(wheel) as z:
+    members = [m for m in z.namelist() if m.startswith("include/") and not m.endswith("/")]
+    if not any(m == "include/cudnn_frontend.h" for m in members):
+        sys.exit(f"{wheel}: no include/cudnn_frontend.h")
+    z.extractall(target, members)
+PY
+  then
+    echo "$cudnn_frontend_version" > "$cudnn_frontend_dir/VERSION"
+  else
+    echo "ci/setup.sh: warning: could not fetch cudnn-frontend; CUDA attention will use the shims' own kernel only"
+  fi
+  rm -rf "$wheel_dir"
+fi

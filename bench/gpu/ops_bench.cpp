@@ -13,10 +13,11 @@
 // cases, and bench/gpu/ops_compare.py puts the two side by side.
 //
 // Inputs are random (uniform in [-1, 1)), made on the host and copied once.
-// The attention kernel is the one AOTI_SHIMS_CUDA_ATTENTION selects (unset:
-// the tiled kernel; row: the warp-per-row kernel before it; per-key;
-// tiled-64 / tiled-32: one tile height of the tiled kernel); the
-// JSON names it in "attention_kernel", so two runs make an A/B.
+// Which attention path runs is the shims' choice, as in a model: cuDNN's
+// fused attention for the float16 / bfloat16 cases it takes, the tiled
+// kernel for the rest. AOTI_SHIMS_CUDA_ATTENTION forces one (cudnn, ours,
+// row: the warp-per-row kernel before the tiled one, per-key, tiled-64 /
+// tiled-32); the JSON names it in "attention_kernel", so two runs make an A/B.
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/shim.h"
@@ -164,6 +165,11 @@ int main(int argc, char **argv) {
       {"llama.sdpa bf16 causal", "cudnn", "bfloat16", {1, 8, 128, 64}, {1, 8, 128, 64}, {}, {}, {}, 1, true},
       {"whisper.sdpa bf16", "cudnn", "bfloat16", {1, 4, 1500, 64}, {1, 4, 1500, 64}, {}, {}, {}},
       {"bert.sdpa bf16 flash", "flash", "bfloat16", {1, 12, 128, 64}, {1, 12, 128, 64}, {}, {}, {}},
+      // Half-type efficient / flash calls, which take cuDNN's fused attention
+      // too (AOTI_SHIMS_CUDA_ATTENTION=ours times our kernel on every case).
+      {"whisper.sdpa fp16 efficient", "efficient", "float16", {1, 4, 1500, 64}, {1, 4, 1500, 64}, {}, {}, {}},
+      {"gpt2.sdpa bf16 causal efficient", "efficient", "bfloat16", {1, 12, 128, 64}, {1, 12, 128, 64}, {}, {}, {}, 1, true},
+      {"llama.sdpa bf16 causal flash", "flash", "bfloat16", {1, 8, 128, 64}, {1, 8, 128, 64}, {}, {}, {}, 1, true},
   };
   std::mt19937 Rng(42);
   cudaEvent_t Begin, End;

@@ -33,7 +33,20 @@ constexpr int32_t kCuda = 1;
 constexpr Dtype kFloatDtypes[] = {Dtype::Float32, Dtype::Float16,
                                   Dtype::BFloat16};
 
-class CudaAttention : public aoti::test::CudaDeviceTest {};
+// These cases check our own kernel (the path of float32 and of every problem
+// cuDNN does not take) with its tolerances, so they pin it; the
+// CudaCudnnAttention tests at the end check the cuDNN path with its own.
+class CudaAttention : public aoti::test::CudaDeviceTest {
+protected:
+  void SetUp() override {
+    CudaDeviceTest::SetUp();
+    setenv("AOTI_SHIMS_CUDA_ATTENTION", "ours", 1);
+  }
+  void TearDown() override {
+    unsetenv("AOTI_SHIMS_CUDA_ATTENTION");
+    CudaDeviceTest::TearDown();
+  }
+};
 
 // Sets an environment variable for a scope.
 class ScopedEnv {
@@ -268,7 +281,10 @@ std::string describe(Variant v, const Case &c) {
 
 // Runs one variant on a (possibly edited) set of operands and checks
 // layouts and values against the reference.
-void expectMatches(Variant v, const Case &c, const HostOperands &ops) {
+// `outTol` / `lseTol` replace the default tolerances (the cuDNN path's).
+void expectMatches(Variant v, const Case &c, const HostOperands &ops,
+                   std::optional<Tolerance> outTol = std::nullopt,
+                   std::optional<Tolerance> lseTol = std::nullopt) {
   SCOPED_TRACE(describe(v, c));
   TensorHandle q = upload(ops.query);
   TensorHandle k = upload(ops.key);
@@ -290,8 +306,8 @@ void expectMatches(Variant v, const Case &c, const HostOperands &ops) {
   p.causalOffset = v == Variant::Flash ? c.Lk - c.Lq : 0;
   p.scale = c.scale;
   const Reference ref = reference(p);
-  expectClose(download(o.out, c.dtype), ref.out, outputTolerance(c.dtype),
-              "out");
+  expectClose(download(o.out, c.dtype), ref.out,
+              outTol.value_or(outputTolerance(c.dtype)), "out");
   std::vector<double> lse = download(o.lse, Dtype::Float32);
   if (v == Variant::Efficient) {
     const int64_t rows = c.computeLse ? (c.Lq + 31) / 32 * 32 : 0;
@@ -299,9 +315,9 @@ void expectMatches(Variant v, const Case &c, const HostOperands &ops) {
       EXPECT_TRUE(lse.empty());
     else
       expectClose(lse, paddedLse(ref.lse, c.B * c.H, c.Lq, rows),
-                  lseTolerance(), "logsumexp");
+                  lseTol.value_or(lseTolerance()), "logsumexp");
   } else {
-    expectClose(lse, ref.lse, lseTolerance(), "logsumexp");
+    expectClose(lse, ref.lse, lseTol.value_or(lseTolerance()), "logsumexp");
   }
 }
 
@@ -679,6 +695,343 @@ TEST_F(CudaAttention, RunsOnTheCurrentStream) {
   expectMatches(Variant::Efficient, c);
   ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
   ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+
+// --- The cuDNN path (ops/cuda/attention_cudnn.cpp) ----------------------------
+//
+// float16 / bfloat16 problems that cuDNN's fused attention takes, run with
+// AOTI_SHIMS_CUDA_ATTENTION=cudnn, which makes a problem cuDNN does not take
+// an error: every case here provably ran on cuDNN. Same reference, layouts
+// and meta-function checks as above. Tolerances, from what cuDNN computes:
+// the scores are exact in float32 (inputs are multiples of 1/32 below 1.5,
+// so every product and partial sum is a float32), then one float32 rounding
+// each for the scale and for exp2's log2(e) factor; the softmax is float32
+// (the SFU's exp2 and log2 are exact to about 2^-22); the probabilities p
+// are rounded to the input dtype (unit roundoff u = 2^-11 for float16,
+// 2^-8 for bfloat16) before they multiply V with float32 accumulation, which
+// moves out by at most u * sum_j p_j |v_j| <= u * max|v|; out is rounded
+// once (u relative). So out is allowed 2u * max|v| + 1e-5 absolute plus 2u
+// relative (a factor 2 over the bound for the float32 steps), and the
+// logsumexp, float32 throughout, 1e-4 absolute (the worst case of a float32
+// sum of 1,500 exponentials is 9e-5 in its log) plus 1e-5 relative. A wrong
+// index, key or head is an O(0.1..1) error in out, far outside either.
+class CudaCudnnAttention : public aoti::test::CudaDeviceTest {
+protected:
+  void SetUp() override {
+    CudaDeviceTest::SetUp();
+    if (IsSkipped())
+      return;
+#ifndef AOTI_TEST_HAVE_CUDNN_FRONTEND
+    GTEST_SKIP() << "the shims were built without cudnn-frontend";
+#endif
+    usePath("cudnn");
+  }
+  void TearDown() override {
+    unsetenv("AOTI_SHIMS_CUDA_ATTENTION");
+    CudaDeviceTest::TearDown();
+  }
+  // "cudnn" (cuDNN or an error), "ours", or null (cuDNN when it takes the
+  // problem, else our kernel: what a model gets).
+  static void usePath(const char *path) {
+    if (path)
+      setenv("AOTI_SHIMS_CUDA_ATTENTION", path, 1);
+    else
+      unsetenv("AOTI_SHIMS_CUDA_ATTENTION");
+  }
+};
+
+double maxAbs(const Operand &op) {
+  double m = 0;
+  for (double v : op.values)
+    m = std::max(m, std::fabs(v));
+  return m;
+}
+
+Tolerance cudnnOutTolerance(Dtype dtype, double maxAbsValue) {
+  const double u =
+      dtype == Dtype::Float16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  return {2 * u * maxAbsValue + 1e-5, 2 * u};
+}
+
+Tolerance cudnnLseTolerance() { return {1e-4, 1e-5}; }
+
+void expectCudnnMatches(Variant v, const Case &c, const HostOperands &ops) {
+  expectMatches(v, c, ops, cudnnOutTolerance(c.dtype, maxAbs(ops.value)),
+                cudnnLseTolerance());
+}
+
+// makeOperands() with the mask at storage offset 0: cuDNN reads a bias
+// only from a 16-byte boundary (an offset mask is a Refusals case).
+HostOperands makeCudnnOperands(const Case &c) {
+  HostOperands ops = makeOperands(c);
+  if (ops.mask) {
+    Values gen(c.seed + 1000);
+    ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 0,
+                           c.maskDtype, gen);
+  }
+  return ops;
+}
+
+void expectCudnnMatches(Variant v, const Case &c) {
+  expectCudnnMatches(v, c, makeCudnnOperands(c));
+}
+
+// A half-type problem cuDNN takes in every variant: Lq a multiple of 32
+// (efficient attention's logsumexp then has no padding rows), Lq < Lk.
+Case halfCase(Dtype dtype) {
+  Case c;
+  c.dtype = dtype;
+  c.Lq = 64;
+  c.Lk = 96;
+  return c;
+}
+
+constexpr Dtype kHalfDtypes[] = {Dtype::Float16, Dtype::BFloat16};
+
+TEST_F(CudaCudnnAttention, EveryVariantHalfDtypeLayoutAndCausalMode) {
+  // flash's causal mask is bottom-right (Lk - Lq = 32), the others' top-left.
+  for (Variant v : kVariants)
+    for (Dtype dtype : kHalfDtypes)
+      for (Layout layout : {Layout::Contiguous, Layout::Transposed})
+        for (bool causal : {false, true}) {
+          Case c = halfCase(dtype);
+          c.layout = layout;
+          c.causal = causal;
+          expectCudnnMatches(v, c);
+        }
+}
+
+TEST_F(CudaCudnnAttention, MoreQueriesThanKeysAndLogsumexpOff) {
+  for (Variant v : kVariants)
+    for (bool causal : {false, true}) {
+      if (v == Variant::Flash && causal)
+        continue; // rows with no key: our kernel's (see Refusals)
+      Case c = halfCase(Dtype::BFloat16);
+      c.Lq = 96;
+      c.Lk = 40;
+      c.causal = causal;
+      expectCudnnMatches(v, c);
+    }
+  for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
+    Case c = halfCase(Dtype::Float16);
+    c.Lq = 37; // no logsumexp asked for: no padding to produce
+    c.computeLse = false;
+    expectCudnnMatches(v, c);
+  }
+}
+
+TEST_F(CudaCudnnAttention, GroupedQueryHeadsScaleAndValueHeadDim) {
+  for (Variant v : kVariants)
+    for (int64_t hk : {1, 2, 4}) {
+      Case c = halfCase(Dtype::BFloat16);
+      c.H = 8;
+      c.Hk = hk;
+      c.causal = true;
+      expectCudnnMatches(v, c);
+    }
+  for (Variant v : kVariants) {
+    Case c = halfCase(Dtype::Float16);
+    c.scale = 0.3;
+    expectCudnnMatches(v, c);
+  }
+  for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
+    Case c = halfCase(Dtype::BFloat16);
+    c.Ev = 32;
+    c.layout = Layout::Transposed;
+    expectCudnnMatches(v, c);
+  }
+}
+
+TEST_F(CudaCudnnAttention, AdditiveBiasOfTheInputsDtype) {
+  // Full and [Lq, Lk] biases are cuDNN's; the other broadcasts are cuDNN's
+  // when it takes them and our kernel's otherwise: right either way.
+  for (Variant v : {Variant::Efficient, Variant::Cudnn})
+    for (Dtype dtype : kHalfDtypes) {
+      for (bool strict : {true, false}) {
+        const std::vector<std::vector<int64_t>> shapes =
+            strict ? std::vector<std::vector<int64_t>>{{2, 4, 64, 96}, {64, 96}}
+                   : std::vector<std::vector<int64_t>>{{2, 1, 1, 96},
+                                                       {1, 4, 64, 1},
+                                                       {2, 4, 1, 96}};
+        usePath(strict ? "cudnn" : nullptr);
+        for (const auto &shape : shapes) {
+          Case c = halfCase(dtype);
+          c.maskSizes = shape;
+          c.maskDtype = dtype;
+          c.causal = shape.size() == 2;
+          expectCudnnMatches(v, c);
+        }
+      }
+      usePath("cudnn");
+    }
+}
+
+TEST_F(CudaCudnnAttention, LongSequencesAndHeadDims) {
+  for (int64_t e : {64, 128}) {
+    Case c;
+    c.B = 1;
+    c.H = 2;
+    c.Hk = 2;
+    c.Lq = 200;
+    c.Lk = 300;
+    c.E = e;
+    c.Ev = e;
+    c.dtype = Dtype::BFloat16;
+    c.causal = e == 128;
+    for (Variant v : kVariants) {
+      if (v == Variant::Efficient)
+        c.computeLse = false; // 200 is not a multiple of 32
+      expectCudnnMatches(v, c);
+      c.computeLse = true;
+    }
+  }
+  // Head dims cuDNN may or may not have kernels for: right either way.
+  usePath(nullptr);
+  for (int64_t e : {16, 256}) {
+    Case c;
+    c.B = 1;
+    c.H = 2;
+    c.Hk = 1;
+    c.Lq = 64;
+    c.Lk = 300;
+    c.E = e;
+    c.Ev = e;
+    c.dtype = Dtype::BFloat16;
+    expectCudnnMatches(Variant::Cudnn, c);
+  }
+}
+
+// Whisper's encoder attention (the bench's worst case for our kernel).
+TEST_F(CudaCudnnAttention, WhisperEncoderShape) {
+  for (Dtype dtype : kHalfDtypes) {
+    Case c;
+    c.B = 1;
+    c.H = 4;
+    c.Hk = 4;
+    c.Lq = 1500;
+    c.Lk = 1500;
+    c.dtype = dtype;
+    c.layout = Layout::Transposed;
+    expectCudnnMatches(Variant::Cudnn, c);
+  }
+}
+
+// The per-thread plan cache: a problem twice (the second from the cache, on
+// other data at other addresses), another problem, the first again.
+TEST_F(CudaCudnnAttention, PlanCacheServesRepeatedAndInterleavedProblems) {
+  Case first = halfCase(Dtype::BFloat16);
+  first.causal = true;
+  Case second = halfCase(Dtype::BFloat16);
+  second.Lq = 32;
+  second.Lk = 48;
+  uint32_t seed = 500;
+  for (const Case *c : {&first, &first, &second, &first, &second}) {
+    Case run = *c;
+    run.seed = seed++;
+    expectCudnnMatches(Variant::Cudnn, run);
+  }
+}
+
+TEST_F(CudaCudnnAttention, RunsOnTheCurrentStream) {
+  cudaStream_t stream = nullptr;
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream, 0, &guard));
+  Case c = halfCase(Dtype::Float16);
+  c.causal = true;
+  expectCudnnMatches(Variant::Cudnn, c);
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+  ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// What stays with our kernel: with AOTI_SHIMS_CUDA_ATTENTION=cudnn an error
+// naming why; without it, our kernel's right answer.
+TEST_F(CudaCudnnAttention, Refusals) {
+  struct Refused {
+    Variant variant;
+    Case c;
+    const char *why;
+  };
+  std::vector<Refused> refused;
+  {
+    Case c = halfCase(Dtype::Float32);
+    refused.push_back({Variant::Cudnn, c, "float32"});
+  }
+  {
+    Case c = halfCase(Dtype::BFloat16);
+    c.maskSizes = {64, 96};
+    c.maskDtype = Dtype::Bool;
+    refused.push_back({Variant::Efficient, c, "boolean mask"});
+    c.maskDtype = Dtype::Float32;
+    refused.push_back({Variant::Cudnn, c, "dtype differs"});
+  }
+  {
+    Case c = halfCase(Dtype::Float16);
+    c.offset = 7;
+    refused.push_back({Variant::Flash, c, "16-byte boundary"});
+    c.offset = 0;
+    c.layout = Layout::Gapped;
+    refused.push_back({Variant::Cudnn, c, "not dense in its head dim"});
+  }
+  {
+    Case c = halfCase(Dtype::BFloat16);
+    c.Lq = 37;
+    refused.push_back({Variant::Efficient, c, "padded to 64 rows"});
+  }
+  {
+    Case c = halfCase(Dtype::BFloat16);
+    c.Lq = 70;
+    c.Lk = 20;
+    c.causal = true;
+    refused.push_back({Variant::Flash, c, "more queries than keys"});
+  }
+  {
+    Case c = halfCase(Dtype::Float16);
+    c.E = 20;
+    c.Ev = 20;
+    refused.push_back({Variant::Cudnn, c, "not multiples of 8"});
+  }
+  for (const Refused &r : refused) {
+    SCOPED_TRACE(describe(r.variant, r.c) + ": " + r.why);
+    HostOperands ops = makeCudnnOperands(r.c);
+    usePath("cudnn");
+    {
+      TensorHandle q = upload(ops.query), k = upload(ops.key),
+                   val = upload(ops.value);
+      TensorHandle m;
+      if (ops.mask)
+        m = upload(*ops.mask);
+      Outputs o;
+      EXPECT_SHIM_FAILS(run(r.variant, r.c, q.get(), k.get(), val.get(),
+                            m.get(), o),
+                        r.why);
+    }
+    usePath(nullptr);
+    expectMatches(r.variant, r.c, ops);
+  }
+}
+
+// AOTI_SHIMS_CUDA_ATTENTION=ours keeps a problem cuDNN takes on our kernel
+// (for A/B measurement): our kernel's tighter tolerance holds, and the two
+// paths' outputs differ (cuDNN rounds the probabilities to bfloat16 before
+// P.V, ours does not: over 32,768 outputs some element differs).
+TEST_F(CudaCudnnAttention, OursForcesOurKernel) {
+  Case c = halfCase(Dtype::BFloat16);
+  HostOperands ops = makeOperands(c);
+  usePath("ours");
+  expectMatches(Variant::Cudnn, c, ops);
+  std::vector<double> outs[2];
+  for (int path = 0; path < 2; ++path) {
+    usePath(path == 0 ? "ours" : "cudnn");
+    TensorHandle q = upload(ops.query), k = upload(ops.key),
+                 val = upload(ops.value);
+    Outputs o;
+    ASSERT_SHIM_OK(run(Variant::Cudnn, c, q.get(), k.get(), val.get(),
+                       nullptr, o));
+    outs[path] = download(o.out, c.dtype);
+  }
+  EXPECT_NE(outs[0], outs[1]) << "both runs took the same path";
 }
 
 } // namespace

@@ -33,8 +33,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <thread>
 
 namespace {
 
@@ -157,12 +160,17 @@ void download(const TensorHandle &out, Dtype t, std::vector<double> &values) {
   }
 }
 
-void runCase(const Case &c, Dtype t, const Dims &expectedStrides) {
-  SCOPED_TRACE(std::string(c.name) + " in " + name(t));
+// `seed` picks the operands' values (a repeated problem gets other data at
+// other addresses, so a plan that kept anything of a previous call's
+// operands would be caught).
+void runCase(const Case &c, Dtype t, const Dims &expectedStrides,
+             uint32_t seed = 4242) {
+  SCOPED_TRACE(std::string(c.name) + " in " + name(t) + ", seed " +
+               std::to_string(seed));
   float (*round)(float) = t == Dtype::F16    ? roundToF16
                           : t == Dtype::BF16 ? roundToBf16
                                              : nullptr;
-  std::mt19937 rng(4242);
+  std::mt19937 rng(seed);
   Host in = makeHost(c.input, c.inputLayout, rng, round);
   Host w = makeHost(c.weight, c.weightLayout, rng, round);
   const int64_t outChannels =
@@ -375,6 +383,96 @@ TEST_F(CudaConvolution, RunsOnTheCurrentStream) {
   for (size_t i = 0; i < got.size(); i += 97)
     EXPECT_NEAR(got[i], ref.value[i], 1e-4 * ref.magnitude[i] + 1e-5);
   ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// ops/cuda/convolution.cpp keeps one plan (descriptors, algorithm,
+// workspace size) per problem. The same problem twice (the second call runs
+// from the plan, on other data), another problem, the first again, each
+// checked against the reference: a plan must depend on the problem only,
+// and two problems must never share one. The cases cover the forward and
+// transposed calls, groups, 1-d, NHWC, and the bias in every dtype (added by
+// cuDNN, or by our kernel for a dtype cuDNN refuses there, which the plan
+// then remembers).
+TEST_F(CudaConvolution, PlanCacheServesRepeatedAndInterleavedProblems) {
+  std::vector<CudaCase> all = cases();
+  auto find = [&](const char *wanted) -> const CudaCase & {
+    for (const CudaCase &c : all)
+      if (std::string(c.conv.name) == wanted)
+        return c;
+    ADD_FAILURE() << "no case " << wanted;
+    return all.front();
+  };
+  const CudaCase *order[] = {&find("conv2d"), &find("conv2d"),
+                             &find("transposed2d"), &find("conv2d"),
+                             &find("depthwise channels_last"),
+                             &find("transposed2d"), &find("conv1d"),
+                             &find("depthwise channels_last")};
+  for (Dtype t : {Dtype::F32, Dtype::F16, Dtype::BF16}) {
+    uint32_t seed = 100;
+    for (const CudaCase *c : order)
+      runCase(c->conv, t, c->expectedStrides, seed++);
+  }
+}
+
+// Plans are shared by every thread (each with its own cuDNN handle): four
+// threads run the same two problems at once, interleaved, each call checked.
+TEST_F(CudaConvolution, PlanCacheIsSharedByThreads) {
+  std::vector<CudaCase> all = cases();
+  std::vector<std::thread> threads;
+  for (uint32_t thread = 0; thread < 4; ++thread)
+    threads.emplace_back([&all, thread] {
+      ASSERT_CUDA_OK(cudaSetDevice(0));
+      for (uint32_t round = 0; round < 3; ++round)
+        for (size_t k : {size_t{2}, size_t{4}}) // conv2d, conv2d groups
+          runCase(all[k].conv, Dtype::F32, all[k].expectedStrides,
+                  1000 * thread + 10 * round + static_cast<uint32_t>(k));
+    });
+  for (std::thread &t : threads)
+    t.join();
+}
+
+// The graph-API path (AOTI_SHIMS_CUDA_CONV=graph, convolution_graph.cpp):
+// every forward case without bias, in every dtype, with "graph-only" so a
+// problem the graph API refused would fail here instead of quietly taking
+// the legacy path; twice each (the second call from the per-thread cache);
+// float32 never TF32 there either (the same exact-sum check as above).
+TEST_F(CudaConvolution, GraphApiPathMatchesTheReference) {
+#ifndef AOTI_TEST_HAVE_CUDNN_FRONTEND
+  GTEST_SKIP() << "the shims were built without cudnn-frontend";
+#endif
+  struct GraphOnly { // unset however the test ends
+    GraphOnly() { setenv("AOTI_SHIMS_CUDA_CONV", "graph-only", 1); }
+    ~GraphOnly() { unsetenv("AOTI_SHIMS_CUDA_CONV"); }
+  } graphOnly;
+  for (Dtype t : {Dtype::F32, Dtype::F16, Dtype::BF16})
+    for (const CudaCase &c : cases()) {
+      if (c.conv.transposed)
+        continue; // the legacy path's (cudnnConvolutionBackwardData)
+      Case noBias = c.conv;
+      noBias.bias = false;
+      runCase(noBias, t, c.expectedStrides, 7);
+      runCase(noBias, t, c.expectedStrides, 8);
+    }
+  const float value = 1.0f + 1.0f / 4096;
+  Host in, w;
+  in.sizes = {1, 256, 4, 4};
+  in.strides = contiguous(in.sizes);
+  in.storage.assign(256 * 16, value);
+  w.sizes = {4, 256, 3, 3};
+  w.strides = contiguous(w.sizes);
+  w.storage.assign(4 * 256 * 9, 1.0f);
+  DeviceTensor din, dw;
+  upload(in, Dtype::F32, din);
+  upload(w, Dtype::F32, dw);
+  Case c{"tf32", in.sizes, w.sizes, {1}, {0}, {1}};
+  TensorHandle out;
+  ASSERT_SHIM_OK(callConv(c, din.handle.get(), dw.handle.get(), nullptr,
+                          out.out()));
+  std::vector<double> got;
+  download(out, Dtype::F32, got);
+  ASSERT_EQ(got.size(), 16u);
+  for (double v : got)
+    EXPECT_NEAR(v, 2304.5625, 0.05) << "TF32 would give 2304";
 }
 
 TEST_F(CudaConvolution, EmptyBatchAndEmptySpatialOutput) {

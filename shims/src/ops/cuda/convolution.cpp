@@ -29,12 +29,32 @@
 //
 // Algorithm. cudnnGetConvolution{Forward,BackwardData}Algorithm_v7 ranks the
 // algorithms by cuDNN's heuristics (torch's default, benchmark=False); the
-// first one whose workspace can be allocated is used and remembered per
-// thread for that shape, layout, dtype and device. The workspace comes from
-// the shims' stream-ordered allocator and is freed, stream-ordered, after
-// the call is enqueued. Everything runs on the calling thread's current
-// stream, through one cudnnHandle per thread and device (as blas.cpp keeps
-// its cuBLAS handles).
+// first one whose workspace can be allocated and that runs is used.
+//
+// Plans. Everything that depends only on the problem is built once and kept
+// in a ConvPlan per problem: the tensor, filter and convolution descriptors,
+// the bias descriptor, the chosen algorithm and math type, and the workspace
+// size. The key is what the descriptors are made of: device, dtype, layout
+// (NCHW or NHWC, which fixes every operand's strides after the copies
+// below), transposed, groups, and the cuDNN-view sizes of input, weight and
+// output, padding, stride and dilation. A repeated call is then: key, one
+// lookup under a mutex, cudnnSetStream only when the thread's stream
+// changed, the workspace from the stream-ordered pool, one cuDNN call (and
+// the bias). Before the plans, every call rebuilt five descriptors and asked
+// cuDNN for the workspace size (which in cuDNN 9's v7 emulation is itself a
+// heuristics query); on the H200 a call of a 1x1 convolution cost 6.8x
+// eager's (docs/shims.md). Plans are shared by all threads: after they are
+// made, cuDNN only reads the descriptors. The cache holds at most
+// kMaxConvPlans plans and is emptied when full: a model has tens of distinct
+// convolutions, a plan is a few hundred bytes of host memory, and only a
+// model with dynamic shapes could otherwise grow it without end; emptying is
+// simpler than an LRU order and costs a dynamic-shape model one replan per
+// shape. A plan that fails to run (cuDNN may refuse its algorithm for
+// another operand's alignment) is replaced by a fresh ranking.
+// The workspace comes from the shims' stream-ordered allocator and is freed,
+// stream-ordered, after the call is enqueued. Everything runs on the calling
+// thread's current stream, through one cudnnHandle per thread and device
+// (cudnn_handle.h, shared with the cuDNN attention).
 //
 // Arithmetic. float32 convolutions run with CUDNN_FMA_MATH: true float32
 // FMAs, never TF32 (torch.backends.cudnn.allow_tf32 is False in the zoo, and
@@ -43,7 +63,9 @@
 // and may use tensor cores.
 //
 // The v7 API is deprecated in cuDNN 9 but fully supported; the warnings are
-// silenced for this file only.
+// silenced for this file only. In a build with cudnn-frontend,
+// AOTI_SHIMS_CUDA_CONV=graph runs forward convolutions without bias through
+// cuDNN's graph API instead (convolution_graph.cpp), for A/B measurement.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/convolution.h"
@@ -53,15 +75,22 @@
 #include "cuda/device_scope.h"
 #include "cuda_api.h"
 #include "ops/cuda/bias_add.h"
+#include "ops/cuda/cudnn_handle.h"
+#ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
+#include "ops/cuda/convolution_graph.h"
+#endif
 
 #include <cudnn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -72,37 +101,12 @@ namespace {
 namespace rt = aoti::shims::cuda;
 
 Error check(cudnnStatus_t status, const char *what) {
-  if (status == CUDNN_STATUS_SUCCESS)
-    return Error::success();
-  return Error::failure(what, " failed: ", cudnnGetErrorString(status));
+  return checkCudnn(status, what);
 }
 
-// One cuDNN handle per thread and device: a handle must not be used by two
-// threads at once, and creating one is expensive.
-struct HandleCache {
-  cudnnHandle_t handles[rt::kMaxDevices] = {};
-  ~HandleCache() {
-    for (cudnnHandle_t handle : handles)
-      if (handle)
-        (void)cudnnDestroy(handle);
-  }
-};
-thread_local HandleCache handleCache;
-
-// The handle for `device`, which must be current, bound to its current stream.
+// The thread's handle for `device` (current), bound to its current stream.
 Expected<cudnnHandle_t> handleFor(int32_t device) {
-  cudnnHandle_t &handle = handleCache.handles[device];
-  if (!handle) {
-    if (Error err = check(cudnnCreate(&handle), "cudnnCreate")) {
-      handle = nullptr;
-      return err;
-    }
-  }
-  if (Error err = check(cudnnSetStream(handle, static_cast<cudaStream_t>(
-                                                   rt::currentStream(device))),
-                        "cudnnSetStream"))
-    return err;
-  return handle;
+  return cudnnHandleFor(device);
 }
 
 // Owning wrappers of cuDNN's descriptors.
@@ -138,9 +142,13 @@ cudnnDataType_t dataType(ScalarType type) {
 
 // Sizes of a 1-d operand viewed as 2-d ([N, C, L] -> [N, C, 1, L]).
 std::vector<int64_t> asCudnnSizes(std::span<const int64_t> sizes) {
-  std::vector<int64_t> result(sizes.begin(), sizes.end());
-  if (result.size() == 3)
-    result.insert(result.begin() + 2, 1);
+  std::vector<int64_t> result;
+  result.reserve(sizes.size() + 1);
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes.size() == 3 && d == 2)
+      result.push_back(1);
+    result.push_back(sizes[d]);
+  }
   return result;
 }
 
@@ -235,32 +243,78 @@ Expected<TensorDesc> tensorDesc(std::span<const int64_t> sizes,
   return desc;
 }
 
+// The descriptor of a bias [C] broadcast onto an output of `outSizes`: a
+// dense [1, C, 1, 1(, 1)].
+Expected<TensorDesc> biasDesc(std::span<const int64_t> outSizes,
+                              cudnnDataType_t type) {
+  std::vector<int64_t> sizes(outSizes.size(), 1);
+  sizes[1] = outSizes[1];
+  return tensorDesc(sizes, layoutStrides(sizes, false), type);
+}
+
 // What the heuristics chose for one problem.
 struct AlgoChoice {
   int algo;
   cudnnMathType_t math;
 };
-thread_local std::map<std::vector<int64_t>, AlgoChoice> algoCache;
+
+// Everything a call of one convolution problem needs besides its data
+// pointers (see "Plans" above). Immutable once in the cache, except for
+// biasByKernel, which a call may set.
+struct ConvPlan {
+  bool transposed = false;
+  TensorDesc x, y, bias;
+  FilterDesc w;
+  ConvDesc conv;
+  AlgoChoice choice{};
+  size_t workspaceBytes = 0;
+  // cudnnAddTensor refused this dtype and layout once: the bias goes
+  // straight to our kernel.
+  std::atomic<bool> biasByKernel{false};
+};
+
+constexpr size_t kMaxConvPlans = 1024;
+
+// The process's plans, by problem key (see "Plans" above).
+class PlanCache {
+public:
+  std::shared_ptr<ConvPlan> find(const std::vector<int64_t> &key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = plans_.find(key);
+    return it == plans_.end() ? nullptr : it->second;
+  }
+  void put(const std::vector<int64_t> &key, std::shared_ptr<ConvPlan> plan) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (plans_.size() >= kMaxConvPlans && !plans_.count(key))
+      plans_.clear(); // a plan in use stays alive through its shared_ptr
+    plans_[key] = std::move(plan);
+  }
+private:
+  std::mutex mutex_;
+  std::map<std::vector<int64_t>, std::shared_ptr<ConvPlan>> plans_;
+};
+PlanCache &planCache() {
+  static PlanCache *cache = new PlanCache; // outlives every thread's last call
+  return *cache;
+}
 
 // out += bias, broadcast over [1, C, 1, 1(, 1)]; `sizes` and `strides` are
-// out's in cuDNN's view.
-Error addBias(cudnnHandle_t handle, const Tensor &bias, const Tensor &out,
-              std::span<const int64_t> sizes, std::span<const int64_t> strides) {
-  const cudnnDataType_t type = dataType(out.dtype());
-  std::vector<int64_t> biasSizes(sizes.size(), 1);
-  biasSizes[1] = sizes[1];
-  Expected<TensorDesc> bDesc =
-      tensorDesc(biasSizes, layoutStrides(biasSizes, false), type);
-  if (!bDesc)
-    return bDesc.takeError();
-  Expected<TensorDesc> yDesc = tensorDesc(sizes, strides, type);
-  if (!yDesc)
-    return yDesc.takeError();
-  const float one = 1.0f;
-  const cudnnStatus_t status = cudnnAddTensor(
-      handle, &one, bDesc->get(), bias.data(), &one, yDesc->get(), out.data());
-  if (status != CUDNN_STATUS_NOT_SUPPORTED)
-    return check(status, "cudnnAddTensor (bias)");
+// out's in cuDNN's view, `bDesc` and `yDesc` describe bias and out.
+// `biasByKernel` says (and learns) that cuDNN does not add this dtype.
+Error addBias(cudnnHandle_t handle, cudnnTensorDescriptor_t bDesc,
+              cudnnTensorDescriptor_t yDesc, const Tensor &bias,
+              const Tensor &out, std::span<const int64_t> sizes,
+              std::span<const int64_t> strides,
+              std::atomic<bool> &biasByKernel) {
+  if (!biasByKernel.load(std::memory_order_relaxed)) {
+    const float one = 1.0f;
+    const cudnnStatus_t status = cudnnAddTensor(handle, &one, bDesc,
+                                                bias.data(), &one, yDesc,
+                                                out.data());
+    if (status != CUDNN_STATUS_NOT_SUPPORTED)
+      return check(status, "cudnnAddTensor (bias)");
+    biasByKernel.store(true, std::memory_order_relaxed);
+  }
   // cuDNN does not add this dtype: our kernel, on the same stream. `out` is
   // dense, NCHW (channel stride = spatial size) or NHWC (channel stride 1).
   cudaStream_t stream = nullptr;
@@ -280,6 +334,216 @@ Error addBias(cudnnHandle_t handle, const Tensor &bias, const Tensor &out,
   return rt::checkCuda(launchAddBias(out.data(), bias.data(), numel, sizes[1],
                                      nhwc ? 1 : spatial, biasType, stream),
                        "bias kernel launch");
+}
+
+// The geometry of one problem in cuDNN's view (1-d as 2-d).
+struct ConvGeometry {
+  cudnnDataType_t type;
+  bool nhwc;
+  std::vector<int64_t> inSizes, wSizes, outSizes, outStrides;
+  std::vector<int64_t> pad, stride, dilation;
+};
+
+std::vector<int64_t> planKey(const ConvGeometry &g, const ConvParams &p,
+                             int32_t device) {
+  std::vector<int64_t> key{device, static_cast<int64_t>(g.type), g.nhwc,
+                           p.transposed, p.groups};
+  for (const std::vector<int64_t> *part :
+       std::initializer_list<const std::vector<int64_t> *>{
+           &g.inSizes, &g.wSizes, &g.outSizes, &g.pad, &g.stride,
+           &g.dilation}) {
+    key.push_back(static_cast<int64_t>(part->size())); // unambiguous
+    key.insert(key.end(), part->begin(), part->end());
+  }
+  return key;
+}
+
+// The descriptors of a new plan (no algorithm chosen yet).
+Expected<std::shared_ptr<ConvPlan>> describe(const ConvGeometry &g,
+                                             const ConvParams &p) {
+  auto plan = std::make_shared<ConvPlan>();
+  plan->transposed = p.transposed;
+  Expected<TensorDesc> xDesc =
+      tensorDesc(g.inSizes, layoutStrides(g.inSizes, g.nhwc), g.type);
+  if (!xDesc)
+    return xDesc.takeError();
+  plan->x = std::move(*xDesc);
+  Expected<TensorDesc> yDesc = tensorDesc(g.outSizes, g.outStrides, g.type);
+  if (!yDesc)
+    return yDesc.takeError();
+  plan->y = std::move(*yDesc);
+  Expected<TensorDesc> bDesc = biasDesc(g.outSizes, g.type);
+  if (!bDesc)
+    return bDesc.takeError();
+  plan->bias = std::move(*bDesc);
+
+  cudnnFilterDescriptor_t rawFilter = nullptr;
+  if (Error err = check(cudnnCreateFilterDescriptor(&rawFilter),
+                        "cudnnCreateFilterDescriptor"))
+    return err;
+  plan->w.reset(rawFilter);
+  Expected<std::vector<int>> filterDims = toInts(g.wSizes, "weight size");
+  if (!filterDims)
+    return filterDims.takeError();
+  if (Error err = check(
+          cudnnSetFilterNdDescriptor(
+              rawFilter, g.type, g.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+              static_cast<int>(filterDims->size()), filterDims->data()),
+          "cudnnSetFilterNdDescriptor"))
+    return err;
+
+  Expected<std::vector<int>> padI = toInts(g.pad, "padding");
+  Expected<std::vector<int>> strideI = toInts(g.stride, "stride");
+  Expected<std::vector<int>> dilationI = toInts(g.dilation, "dilation");
+  if (!padI)
+    return padI.takeError();
+  if (!strideI)
+    return strideI.takeError();
+  if (!dilationI)
+    return dilationI.takeError();
+  if (!fitsInt(p.groups))
+    return Error::failure("groups ", p.groups, " does not fit cuDNN's int");
+  cudnnConvolutionDescriptor_t rawConv = nullptr;
+  if (Error err = check(cudnnCreateConvolutionDescriptor(&rawConv),
+                        "cudnnCreateConvolutionDescriptor"))
+    return err;
+  plan->conv.reset(rawConv);
+  // Half types accumulate in float32 (torch does the same).
+  if (Error err = check(cudnnSetConvolutionNdDescriptor(
+                            rawConv, static_cast<int>(padI->size()),
+                            padI->data(), strideI->data(), dilationI->data(),
+                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                        "cudnnSetConvolutionNdDescriptor"))
+    return err;
+  if (Error err = check(cudnnSetConvolutionGroupCount(
+                            rawConv, static_cast<int>(p.groups)),
+                        "cudnnSetConvolutionGroupCount"))
+    return err;
+  const bool isFloat32 = g.type == CUDNN_DATA_FLOAT;
+  if (Error err = check(cudnnSetConvolutionMathType(
+                            rawConv, isFloat32 ? CUDNN_FMA_MATH
+                                               : CUDNN_TENSOR_OP_MATH),
+                        "cudnnSetConvolutionMathType"))
+    return err;
+  return plan;
+}
+
+// The heuristics' ranking of the algorithms that support the plan's problem.
+Expected<std::vector<AlgoChoice>> rank(cudnnHandle_t handle,
+                                       const ConvPlan &plan) {
+  std::vector<AlgoChoice> candidates;
+  int returned = 0;
+  if (plan.transposed) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    if (Error err = check(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                              handle, plan.w.get(), plan.x.get(),
+                              plan.conv.get(), plan.y.get(),
+                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned,
+                              perf),
+                          "cudnnGetConvolutionBackwardDataAlgorithm_v7"))
+      return err;
+    for (int i = 0; i < returned; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS)
+        candidates.push_back({static_cast<int>(perf[i].algo), perf[i].mathType});
+  } else {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    if (Error err = check(cudnnGetConvolutionForwardAlgorithm_v7(
+                              handle, plan.x.get(), plan.w.get(),
+                              plan.conv.get(), plan.y.get(),
+                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned,
+                              perf),
+                          "cudnnGetConvolutionForwardAlgorithm_v7"))
+      return err;
+    for (int i = 0; i < returned; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS)
+        candidates.push_back({static_cast<int>(perf[i].algo), perf[i].mathType});
+  }
+  return candidates;
+}
+
+// Enqueues the plan's convolution of `input` and `weight` into `result` with
+// the plan's algorithm and a workspace of the plan's size.
+Error execute(cudnnHandle_t handle, const ConvPlan &plan, const Tensor &input,
+              const Tensor &weight, const Tensor &result) {
+  const int32_t device = result.device().index;
+  void *workspace = nullptr;
+  if (plan.workspaceBytes > 0) {
+    Expected<void *> memory = rt::allocate(device, plan.workspaceBytes);
+    if (!memory)
+      return memory.takeError();
+    workspace = *memory;
+  }
+  const float one = 1.0f, zero = 0.0f;
+  const cudnnStatus_t status =
+      plan.transposed
+          ? cudnnConvolutionBackwardData(
+                handle, &one, plan.w.get(), weight.data(), plan.x.get(),
+                input.data(), plan.conv.get(),
+                static_cast<cudnnConvolutionBwdDataAlgo_t>(plan.choice.algo),
+                workspace, plan.workspaceBytes, &zero, plan.y.get(),
+                result.data())
+          : cudnnConvolutionForward(
+                handle, &one, plan.x.get(), input.data(), plan.w.get(),
+                weight.data(), plan.conv.get(),
+                static_cast<cudnnConvolutionFwdAlgo_t>(plan.choice.algo),
+                workspace, plan.workspaceBytes, &zero, plan.y.get(),
+                result.data());
+  if (workspace)
+    rt::release(workspace, result.device());
+  return check(status, plan.transposed ? "cudnnConvolutionBackwardData"
+                                       : "cudnnConvolutionForward");
+}
+
+// Makes a plan for a problem not in the cache (or whose cached plan failed):
+// tries the heuristics' candidates in order and keeps the first that runs.
+// The convolution has been enqueued into `result` when this succeeds.
+Expected<std::shared_ptr<ConvPlan>> planAndRun(cudnnHandle_t handle,
+                                               const ConvGeometry &g,
+                                               const ConvParams &p,
+                                               const Tensor &input,
+                                               const Tensor &weight,
+                                               const Tensor &result) {
+  Expected<std::shared_ptr<ConvPlan>> made = describe(g, p);
+  if (!made)
+    return made.takeError();
+  ConvPlan &plan = **made;
+  Expected<std::vector<AlgoChoice>> candidates = rank(handle, plan);
+  if (!candidates)
+    return candidates.takeError();
+  Error last = Error::failure("cuDNN found no algorithm for this convolution");
+  for (AlgoChoice choice : *candidates) {
+    // float32 never takes a tensor-op (TF32) variant.
+    if (g.type == CUDNN_DATA_FLOAT)
+      choice.math = CUDNN_FMA_MATH;
+    if (Error err = check(cudnnSetConvolutionMathType(plan.conv.get(),
+                                                      choice.math),
+                          "cudnnSetConvolutionMathType"))
+      return err;
+    size_t bytes = 0;
+    const cudnnStatus_t sized =
+        p.transposed
+            ? cudnnGetConvolutionBackwardDataWorkspaceSize(
+                  handle, plan.w.get(), plan.x.get(), plan.conv.get(),
+                  plan.y.get(),
+                  static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo),
+                  &bytes)
+            : cudnnGetConvolutionForwardWorkspaceSize(
+                  handle, plan.x.get(), plan.w.get(), plan.conv.get(),
+                  plan.y.get(),
+                  static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo), &bytes);
+    if (Error err = check(sized, "cudnnGetConvolutionWorkspaceSize")) {
+      last = std::move(err);
+      continue;
+    }
+    plan.choice = choice;
+    plan.workspaceBytes = bytes;
+    if (Error err = execute(handle, plan, input, weight, result)) {
+      last = std::move(err);
+      continue;
+    }
+    return made;
+  }
+  return last;
 }
 
 Error run(const ConvProblem &problem, const Tensor &out) {
@@ -304,13 +568,28 @@ Error run(const ConvProblem &problem, const Tensor &out) {
     bias = &*biasCopy;
   }
 
+  ConvGeometry g;
+  g.type = dataType(out.dtype());
+  g.nhwc = nhwc;
+  g.inSizes = asCudnnSizes((*input)->sizes());
+  g.wSizes = asCudnnSizes((*weight)->sizes());
+  g.outSizes = asCudnnSizes(out.sizes());
+  g.outStrides = layoutStrides(g.outSizes, nhwc);
+  // A 1-d convolution gets a leading (pad 0, stride 1, dilation 1).
+  g.pad = p.padding;
+  g.stride = p.stride;
+  g.dilation = p.dilation;
+  if (p.spatialDims == 1) {
+    g.pad.insert(g.pad.begin(), 0);
+    g.stride.insert(g.stride.begin(), 1);
+    g.dilation.insert(g.dilation.begin(), 1);
+  }
+
   // The output is allocated in the layout; a degenerate shape whose strides
   // still differ (only size-1 dimensions can) is computed into a temporary.
-  const std::vector<int64_t> outSizes = asCudnnSizes(out.sizes());
-  const std::vector<int64_t> outStrides = layoutStrides(outSizes, nhwc);
   std::optional<Tensor> staged;
-  if (!denseIn(out, outSizes, outStrides)) {
-    std::vector<int64_t> strides = outStrides;
+  if (!denseIn(out, g.outSizes, g.outStrides)) {
+    std::vector<int64_t> strides = g.outStrides;
     if (out.dim() == 3)
       strides.erase(strides.begin() + 2);
     Expected<Tensor> temp =
@@ -321,74 +600,6 @@ Error run(const ConvProblem &problem, const Tensor &out) {
   }
   const Tensor &result = staged ? *staged : out;
 
-  const cudnnDataType_t type = dataType(out.dtype());
-  const std::vector<int64_t> inSizes = asCudnnSizes((*input)->sizes());
-  const std::vector<int64_t> wSizes = asCudnnSizes((*weight)->sizes());
-  Expected<TensorDesc> xDesc =
-      tensorDesc(inSizes, layoutStrides(inSizes, nhwc), type);
-  if (!xDesc)
-    return xDesc.takeError();
-  Expected<TensorDesc> yDesc = tensorDesc(outSizes, outStrides, type);
-  if (!yDesc)
-    return yDesc.takeError();
-
-  cudnnFilterDescriptor_t rawFilter = nullptr;
-  if (Error err = check(cudnnCreateFilterDescriptor(&rawFilter),
-                        "cudnnCreateFilterDescriptor"))
-    return err;
-  FilterDesc wDesc(rawFilter);
-  Expected<std::vector<int>> filterDims = toInts(wSizes, "weight size");
-  if (!filterDims)
-    return filterDims.takeError();
-  if (Error err = check(
-          cudnnSetFilterNdDescriptor(
-              rawFilter, type, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-              static_cast<int>(filterDims->size()), filterDims->data()),
-          "cudnnSetFilterNdDescriptor"))
-    return err;
-
-  // Convolution: a 1-d one gets a leading (pad 0, stride 1, dilation 1).
-  std::vector<int64_t> pad = p.padding, stride = p.stride,
-                       dilation = p.dilation;
-  if (p.spatialDims == 1) {
-    pad.insert(pad.begin(), 0);
-    stride.insert(stride.begin(), 1);
-    dilation.insert(dilation.begin(), 1);
-  }
-  Expected<std::vector<int>> padI = toInts(pad, "padding");
-  Expected<std::vector<int>> strideI = toInts(stride, "stride");
-  Expected<std::vector<int>> dilationI = toInts(dilation, "dilation");
-  if (!padI)
-    return padI.takeError();
-  if (!strideI)
-    return strideI.takeError();
-  if (!dilationI)
-    return dilationI.takeError();
-  if (!fitsInt(p.groups))
-    return Error::failure("groups ", p.groups, " does not fit cuDNN's int");
-  cudnnConvolutionDescriptor_t rawConv = nullptr;
-  if (Error err = check(cudnnCreateConvolutionDescriptor(&rawConv),
-                        "cudnnCreateConvolutionDescriptor"))
-    return err;
-  ConvDesc convDesc(rawConv);
-  // Half types accumulate in float32 (torch does the same).
-  if (Error err = check(cudnnSetConvolutionNdDescriptor(
-                            rawConv, static_cast<int>(padI->size()),
-                            padI->data(), strideI->data(), dilationI->data(),
-                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                        "cudnnSetConvolutionNdDescriptor"))
-    return err;
-  if (Error err = check(cudnnSetConvolutionGroupCount(
-                            rawConv, static_cast<int>(p.groups)),
-                        "cudnnSetConvolutionGroupCount"))
-    return err;
-  const bool isFloat32 = out.dtype() == ScalarType::Float32;
-  if (Error err = check(cudnnSetConvolutionMathType(
-                            rawConv, isFloat32 ? CUDNN_FMA_MATH
-                                               : CUDNN_TENSOR_OP_MATH),
-                        "cudnnSetConvolutionMathType"))
-    return err;
-
   rt::ScopedDevice scope(device);
   if (Error err = scope.takeStatus())
     return err;
@@ -396,134 +607,45 @@ Error run(const ConvProblem &problem, const Tensor &out) {
   if (!handle)
     return handle.takeError();
 
-  // The algorithm, from the cache or the heuristics' ranking, and its
-  // workspace.
-  std::vector<int64_t> key{device, static_cast<int64_t>(type), nhwc,
-                           p.transposed, p.groups};
-  for (const std::vector<int64_t> *part :
-       std::initializer_list<const std::vector<int64_t> *>{
-           &inSizes, &wSizes, &outSizes, &pad, &stride, &dilation})
-    key.insert(key.end(), part->begin(), part->end());
-  auto workspaceSize = [&](int algo, size_t *bytes) {
-    return p.transposed
-               ? cudnnGetConvolutionBackwardDataWorkspaceSize(
-                     *handle, wDesc.get(), xDesc->get(), rawConv,
-                     yDesc->get(),
-                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), bytes)
-               : cudnnGetConvolutionForwardWorkspaceSize(
-                     *handle, xDesc->get(), wDesc.get(), rawConv,
-                     yDesc->get(), static_cast<cudnnConvolutionFwdAlgo_t>(algo),
-                     bytes);
-  };
-  // The heuristics' ranking of the algorithms that support this problem.
-  std::vector<AlgoChoice> candidates;
-  auto rank = [&]() -> Error {
-    candidates.clear();
-    int returned = 0;
-    if (p.transposed) {
-      cudnnConvolutionBwdDataAlgoPerf_t
-          perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      if (Error err = check(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                                *handle, wDesc.get(), xDesc->get(), rawConv,
-                                yDesc->get(),
-                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-                                &returned, perf),
-                            "cudnnGetConvolutionBackwardDataAlgorithm_v7"))
-        return err;
-      for (int i = 0; i < returned; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS)
-          candidates.push_back(
-              {static_cast<int>(perf[i].algo), perf[i].mathType});
-    } else {
-      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      if (Error err = check(cudnnGetConvolutionForwardAlgorithm_v7(
-                                *handle, xDesc->get(), wDesc.get(), rawConv,
-                                yDesc->get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                &returned, perf),
-                            "cudnnGetConvolutionForwardAlgorithm_v7"))
-        return err;
-      for (int i = 0; i < returned; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS)
-          candidates.push_back(
-              {static_cast<int>(perf[i].algo), perf[i].mathType});
-    }
-    return Error::success();
-  };
-
-  const float one = 1.0f, zero = 0.0f;
-  // Runs the first candidate that works; remembers it for this shape.
-  auto attempt = [&]() -> Error {
-    Error last =
-        Error::failure("cuDNN found no algorithm for this convolution");
-    for (AlgoChoice choice : candidates) {
-      // float32 never takes a tensor-op (TF32) variant.
-      if (isFloat32)
-        choice.math = CUDNN_FMA_MATH;
-      if (Error err = check(cudnnSetConvolutionMathType(rawConv, choice.math),
-                            "cudnnSetConvolutionMathType"))
-        return err;
-      size_t bytes = 0;
-      if (Error err = check(workspaceSize(choice.algo, &bytes),
-                            "cudnnGetConvolutionWorkspaceSize")) {
-        last = std::move(err);
-        continue;
-      }
-      void *workspace = nullptr;
-      if (bytes > 0) {
-        Expected<void *> memory = rt::allocate(device, bytes);
-        if (!memory) {
-          last = memory.takeError();
-          continue;
-        }
-        workspace = *memory;
-      }
-      cudnnStatus_t status =
-          p.transposed
-              ? cudnnConvolutionBackwardData(
-                    *handle, &one, wDesc.get(), (*weight)->data(), xDesc->get(),
-                    (*input)->data(), rawConv,
-                    static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo),
-                    workspace, bytes, &zero, yDesc->get(), result.data())
-              : cudnnConvolutionForward(
-                    *handle, &one, xDesc->get(), (*input)->data(), wDesc.get(),
-                    (*weight)->data(), rawConv,
-                    static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo),
-                    workspace, bytes, &zero, yDesc->get(), result.data());
-      if (workspace)
-        rt::release(workspace, out.device());
-      if (Error err = check(status, p.transposed ? "cudnnConvolutionBackwardData"
-                                                 : "cudnnConvolutionForward")) {
-        last = std::move(err);
-        continue;
-      }
-      algoCache[key] = choice;
-      last = Error::success();
-      break;
-    }
-    return last;
-  };
-
-  // A cached choice can still fail where the heuristics' first pick would
-  // not (another tensor's alignment, say): then rank afresh.
-  const auto cached = algoCache.find(key);
-  const bool fromCache = cached != algoCache.end();
-  if (fromCache) {
-    candidates.push_back(cached->second);
-  } else if (Error err = rank()) {
-    return err;
+#ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
+  // The graph-API path, opt-in (convolution_graph.cpp).
+  if (const ConvPath path = requestedConvPath();
+      path != ConvPath::Legacy && !p.transposed && !bias) {
+    const ConvGraphProblem graphProblem{
+        out.dtype(), device,     g.inSizes,  layoutStrides(g.inSizes, nhwc),
+        g.wSizes,    layoutStrides(g.wSizes, nhwc), g.outSizes,
+        g.outStrides, g.pad,     g.stride,   g.dilation};
+    std::string whyNot;
+    Expected<bool> ran =
+        convolutionGraph(*handle, graphProblem, (*input)->data(),
+                         (*weight)->data(), result.data(), whyNot);
+    if (!ran)
+      return ran.takeError();
+    if (*ran)
+      return staged ? copyTensor(out, *staged, /*nonBlocking=*/true)
+                    : Error::success();
+    if (path == ConvPath::GraphOnly)
+      return Error::failure("AOTI_SHIMS_CUDA_CONV=graph-only, but ", whyNot);
   }
-  Error last = attempt();
-  if (last && fromCache) {
-    algoCache.erase(key);
-    if (Error err = rank())
-      return err;
-    last = attempt();
+#endif
+
+  // The cached plan, or a new one; a cached plan that fails to run (cuDNN
+  // may refuse its algorithm for another operand's alignment) is replaced.
+  const std::vector<int64_t> key = planKey(g, p, device);
+  std::shared_ptr<ConvPlan> plan = planCache().find(key);
+  if (!plan || execute(*handle, *plan, **input, **weight, result)) {
+    Expected<std::shared_ptr<ConvPlan>> made =
+        planAndRun(*handle, g, p, **input, **weight, result);
+    if (!made)
+      return made.takeError();
+    plan = std::move(*made);
+    planCache().put(key, plan);
   }
-  if (last)
-    return last;
 
   if (bias)
-    if (Error err = addBias(*handle, *bias, result, outSizes, outStrides))
+    if (Error err = addBias(*handle, plan->bias.get(), plan->y.get(), *bias,
+                            result, g.outSizes, g.outStrides,
+                            plan->biasByKernel))
       return err;
   if (staged)
     return copyTensor(out, *staged, /*nonBlocking=*/true);
@@ -599,7 +721,17 @@ Error croppedTransposed(const ConvProblem &problem, const Tensor &out) {
   if (!handle)
     return handle.takeError();
   const std::vector<int64_t> sizes = asCudnnSizes(out.sizes());
-  return addBias(*handle, *bias, out, sizes, layoutStrides(sizes, false));
+  const std::vector<int64_t> strides = layoutStrides(sizes, false);
+  const cudnnDataType_t type = dataType(out.dtype());
+  Expected<TensorDesc> bDesc = biasDesc(sizes, type);
+  if (!bDesc)
+    return bDesc.takeError();
+  Expected<TensorDesc> yDesc = tensorDesc(sizes, strides, type);
+  if (!yDesc)
+    return yDesc.takeError();
+  std::atomic<bool> biasByKernel{false};
+  return addBias(*handle, bDesc->get(), yDesc->get(), *bias, out, sizes,
+                 strides, biasByKernel);
 }
 
 } // namespace
