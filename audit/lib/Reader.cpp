@@ -2,6 +2,10 @@
 #include "aoti/audit/Reader.h"
 
 #include "aoti/audit/Error.h"
+#include "aoti/audit/link/Sections.h"
+
+#include "elf/Elf.h"
+#include "macho/MachO.h"
 
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
@@ -199,6 +203,46 @@ Expected<InputFile> readInput(StringRef Path, const ReadOptions &Opts) {
   In.Bin = std::move(*B);
   return In;
 }
+
+Expected<ObjectSections> readObjectSections(MemoryBufferRef Buf,
+                                            StringRef Name) {
+  DetectedKind K = detectKind(Buf);
+  if (K == DetectedKind::MachO)
+    return detail::readMachOSections(Buf, Name);
+  if (K != DetectedKind::ELF)
+    return fileError(Name, "not an ELF or Mach-O object");
+  return detail::readELFSections(Buf, Name);
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> readObjectBytes(StringRef Path,
+                                                        int Member) {
+  auto Buf = mapFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  if (Member < 0)
+    return std::move(*Buf);
+  auto Ar = object::Archive::create((*Buf)->getMemBufferRef());
+  if (!Ar)
+    return fileError(Path, toString(Ar.takeError()));
+  Error Err = Error::success();
+  int I = 0;
+  for (const object::Archive::Child &C : (*Ar)->children(Err)) {
+    if (I++ != Member)
+      continue;
+    auto Ref = C.getMemoryBufferRef();
+    if (!Ref) {
+      consumeError(std::move(Err));
+      return fileError(Path, toString(Ref.takeError()));
+    }
+    consumeError(std::move(Err));
+    return MemoryBuffer::getMemBufferCopy(Ref->getBuffer(),
+                                          Ref->getBufferIdentifier());
+  }
+  if (Err)
+    return fileError(Path, toString(std::move(Err)));
+  return fileError(Path, formatv("no member {0}", Member));
+}
+
 
 // --- Archive ----------------------------------------------------------------
 

@@ -11,7 +11,9 @@
 // (and every tool but the loader) does.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Reader.h"
+#include "Elf.h"
+
+#include "aoti/audit/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/BinaryFormat/ELF.h"

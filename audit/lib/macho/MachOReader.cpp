@@ -26,9 +26,10 @@
 // an SDK) reads as the dylib it stands for.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Reader.h"
-
+#include "MachO.h"
 #include "MachONList.h"
+
+#include "aoti/audit/Reader.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"

@@ -110,21 +110,6 @@ readBinaryFromBuffer(llvm::MemoryBufferRef Buffer, std::string DisplayPath,
 /// Maps a file read-only.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> mapFile(llvm::StringRef Path);
 
-namespace detail {
-// Format readers, one per file, behind the dispatch in Reader.cpp.
-llvm::Expected<std::unique_ptr<Binary>> readELF(llvm::MemoryBufferRef Buffer,
-                                                std::string DisplayPath);
-llvm::Expected<std::unique_ptr<Binary>>
-readMachO(llvm::MemoryBufferRef Buffer, std::string DisplayPath,
-          const ReadOptions &Opts);
-/// A universal file whose picked slice is a static archive (lipo'd .a
-/// files): takes File and returns that slice, which keeps it mapped;
-/// nullptr (File untouched) when the slice is not an archive.
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-takeUniversalArchiveSlice(std::unique_ptr<llvm::MemoryBuffer> &File,
-                          const ReadOptions &Opts);
-} // namespace detail
-
 } // namespace aoti::audit
 
 #endif
