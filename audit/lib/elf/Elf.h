@@ -1,7 +1,8 @@
 //===- elf/Elf.h - The ELF reader's entry points (private) ----------------===//
 //
-// Internal to the audit library: what the files of elf/ define for the
-// dispatch in Reader.cpp. Nothing outside audit/lib includes this.
+// Internal to the folder: the readers its files define, which ElfFormat.cpp
+// puts behind the folder's one entry point, elfFormat() (Format.h).
+// Nothing outside elf/ includes this.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_LIB_ELF_ELF_H

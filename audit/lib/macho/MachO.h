@@ -1,7 +1,8 @@
 //===- macho/MachO.h - The Mach-O reader's entry points (private) ---------===//
 //
-// Internal to the audit library: what the files of macho/ define for the
-// dispatch in Reader.cpp. Nothing outside audit/lib includes this.
+// Internal to the folder: the readers its files define, which MachOFormat.cpp
+// puts behind the folder's one entry point, machOFormat() (Format.h).
+// Nothing outside macho/ includes this.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_LIB_MACHO_MACHO_H
