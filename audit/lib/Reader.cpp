@@ -403,12 +403,12 @@ Expected<const Binary &> Archive::member(size_t I) const {
   if (I >= Members.size())
     return fileError(Path, formatv("no member {0}", I));
   if (ParseErrors[I])
-    return createStringError(inconvertibleErrorCode(), *ParseErrors[I]);
+    return makeError(*ParseErrors[I]);
   if (!Parsed[I]) {
     auto B = readBinaryFromBuffer(MemberBuffers[I], memberDisplayName(I));
     if (!B) {
       ParseErrors[I] = toString(B.takeError());
-      return createStringError(inconvertibleErrorCode(), *ParseErrors[I]);
+      return makeError(*ParseErrors[I]);
     }
     Parsed[I] = std::move(*B);
   }
