@@ -1,7 +1,14 @@
-//===- Binary.cpp ---------------------------------------------------------===//
+//===- Binary.cpp - The format-neutral model of a binary file -------------===//
+//
+// The lazy parts of the model: symbol tables read on first use through the
+// reader's sources, and export lookups that go through the file's own hash
+// table when the reader offers one, else a sorted index built once. Nothing
+// here knows a format: what differs between formats (names, machine names)
+// comes from the format's FormatInfo.
+//
+//===----------------------------------------------------------------------===//
 #include "aoti/audit/Binary.h"
 
-#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -124,16 +131,11 @@ StringRef toString(FileKind K) {
   return "?";
 }
 
-StringRef toString(BinaryFormat F) {
-  return F == BinaryFormat::ELF ? "ELF" : "Mach-O";
-}
+StringRef toString(BinaryFormat F) { return formatInfo(F).Name; }
 
-std::string describeMachine(const MachineId &M) {
-  // LLVM names every machine it does not know "None", EM_NONE included.
-  std::string Arch = ELF::convertEMachineToArchName(M.Machine).str();
-  if (Arch == "None")
-    Arch = formatv("e_machine {0}", M.Machine).str();
-  return formatv("{0}-bit {1}{2}", M.Is64 ? 64 : 32, Arch,
+std::string describeMachine(const MachineId &M, BinaryFormat F) {
+  return formatv("{0}-bit {1}{2}", M.Is64 ? 64 : 32,
+                 formatInfo(F).MachineName(M),
                  M.LittleEndian ? "" : " big-endian");
 }
 

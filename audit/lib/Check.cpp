@@ -388,10 +388,8 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
         continue;
       SymbolFacts S;
       S.Ref = &Ref;
-      // Mach-O prefixes C names with '_'; --prefix names the C name.
-      S.Required = F->isRequired(PluginBin.format() == BinaryFormat::MachO
-                                     ? Ref.Name.drop_front(Ref.Name.starts_with("_"))
-                                     : Ref.Name);
+      // --prefix names the C name (Mach-O puts '_' before it).
+      S.Required = F->isRequired(PluginBin.formatInfo().cName(Ref.Name));
       if (!S.Required && !O.All)
         continue;
       SmallVector<Binding, 2> Matches, Rejected;

@@ -134,23 +134,23 @@ readModelLibraries(StringRef Path, const ReadOptions &Opts) {
     llvm::sort(Packages);
     for (const std::string &P : Packages)
       if (Error E = readPackage(P, Opts, Out))
-        return std::move(E);
-    return std::move(Out);
+        return E;
+    return Out;
   }
   auto Buf = mapFile(Path);
   if (!Buf)
     return Buf.takeError();
   if (isZipPackage((*Buf)->getMemBufferRef())) {
     if (Error E = readPackage(Path, Opts, Out))
-      return std::move(E);
-    return std::move(Out);
+      return E;
+    return Out;
   }
   auto B = readBinaryFromBuffer((*Buf)->getMemBufferRef(), Path.str(), Opts);
   if (!B)
     return B.takeError();
   (*B)->setBuffer(std::move(*Buf));
   Out.push_back({Path.str(), "", "", std::move(*B)});
-  return std::move(Out);
+  return Out;
 }
 
 } // namespace aoti::audit

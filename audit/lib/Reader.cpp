@@ -1,7 +1,21 @@
 //===- Reader.cpp - Opening files and dispatching on their format ---------===//
+//
+// The one place that knows the list of formats. Each format folder (elf/,
+// macho/) exposes one detail::Format (Format.h); the table below holds them
+// in Formats.def's order. A file is mapped (never slurped), its first bytes
+// are offered to each format in turn, and the first that claims them reads
+// it -- into the Binary model, into the --gc-sections graph, or into the
+// list of a universal file's slices. Archives are no format's: they hold
+// objects of any format, and Archive below reads them, leaving each member
+// to the same dispatch.
+//
+//===----------------------------------------------------------------------===//
 #include "aoti/audit/Reader.h"
 
 #include "aoti/audit/Error.h"
+#include "aoti/audit/link/Sections.h"
+
+#include "Format.h"
 
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
@@ -9,12 +23,53 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace llvm;
 
 namespace aoti::audit {
 
 namespace {
+
+using detail::Detected;
+using detail::Format;
+
+/// The dispatch table: one Format per folder, in Formats.def's order, which
+/// is also BinaryFormat's.
+ArrayRef<const Format *> formats() {
+  static const Format *const Table[] = {
+#define AOTI_FORMAT(Id, Accessor) &detail::Accessor(),
+#include "aoti/audit/Formats.def"
+  };
+  return Table;
+}
+
+/// The format that claims a buffer's first bytes, and how; nullptr when
+/// none does.
+std::pair<const Format *, Detected> formatOf(MemoryBufferRef Buffer) {
+  for (const Format *F : formats())
+    if (Detected D = F->detect(Buffer); D != Detected::No)
+      return {F, D};
+  return {nullptr, Detected::No};
+}
+
+/// The formats' names for a message: "ELF or Mach-O", "ELF and Mach-O".
+std::string formatNames(StringRef Conjunction) {
+  std::string Out;
+  ArrayRef<const Format *> All = formats();
+  for (size_t I = 0; I != All.size(); ++I) {
+    if (I != 0)
+      Out += I + 1 == All.size() ? (" " + Conjunction + " ").str() : ", ";
+    Out += All[I]->info().Name;
+  }
+  return Out;
+}
+
+bool isArchive(MemoryBufferRef Buffer) {
+  return identify_magic(Buffer.getBuffer()) == file_magic::archive;
+}
+
 // libObject (LLVM 19) walks an archive's symbol index without bounds checks:
 // a count larger than the table, names without their NULs, or a member
 // offset past the end of the file make Archive::Symbol read outside the
@@ -97,67 +152,54 @@ Expected<std::unique_ptr<MemoryBuffer>> mapFile(StringRef Path) {
   return std::move(*BufOrErr);
 }
 
-/// identify_magic() takes any text that opens with '{' for a JSON .tbd stub
-/// (TAPI v5), and so every JSON file: CMake's File API replies, compile
-/// databases, package metadata. A stub says what it is: a JSON one has a
-/// "tapi_tbd_version" key, a YAML one opens with "--- !tapi" (or "---"
-/// and the v1 keys, which identify_magic checks itself).
-static bool isTextStub(StringRef Text) {
-  if (!Text.starts_with("{"))
-    return true;
-  return Text.contains("\"tapi_tbd_version\"");
+const FormatInfo &formatInfo(BinaryFormat F) {
+  const FormatInfo &Info = formats()[size_t(F)]->info();
+  assert(Info.Id == F && "Formats.def's order is BinaryFormat's");
+  return Info;
+}
+
+std::string auditMachineArch() {
+  Triple T(sys::getProcessTriple());
+  switch (T.getArch()) {
+  case Triple::aarch64: return "arm64";
+  case Triple::x86_64: return "x86_64";
+  default: return T.getArchName().str();
+  }
 }
 
 DetectedKind detectKind(MemoryBufferRef Buffer) {
-  switch (identify_magic(Buffer.getBuffer())) {
-  case file_magic::elf:
-  case file_magic::elf_relocatable:
-  case file_magic::elf_executable:
-  case file_magic::elf_shared_object:
-  case file_magic::elf_core:
-    return DetectedKind::ELF;
-  case file_magic::macho_object:
-  case file_magic::macho_executable:
-  case file_magic::macho_fixed_virtual_memory_shared_lib:
-  case file_magic::macho_core:
-  case file_magic::macho_preload_executable:
-  case file_magic::macho_dynamically_linked_shared_lib:
-  case file_magic::macho_dynamic_linker:
-  case file_magic::macho_bundle:
-  case file_magic::macho_dynamically_linked_shared_lib_stub:
-  case file_magic::macho_dsym_companion:
-  case file_magic::macho_kext_bundle:
-  case file_magic::macho_file_set:
-  case file_magic::tapi_file: // a .tbd stub stands for a dylib (SDKs)
-    return isTextStub(Buffer.getBuffer()) ? DetectedKind::MachO
-                                          : DetectedKind::Unknown;
-  case file_magic::macho_universal_binary:
-    return DetectedKind::MachOUniversal;
-  case file_magic::archive:
+  if (isArchive(Buffer))
     return DetectedKind::Archive;
-  default:
+  auto [F, D] = formatOf(Buffer);
+  if (!F)
     return DetectedKind::Unknown;
-  }
+  if (D == Detected::Universal)
+    return DetectedKind::MachOUniversal;
+  // DetectedKind lists the formats first, in BinaryFormat's order.
+  return DetectedKind(unsigned(F->info().Id));
 }
 
 Expected<std::unique_ptr<Binary>>
 readBinaryFromBuffer(MemoryBufferRef Buffer, std::string DisplayPath,
                      const ReadOptions &Opts) {
-  switch (detectKind(Buffer)) {
-  case DetectedKind::ELF:
-    return detail::readELF(Buffer, std::move(DisplayPath));
-  case DetectedKind::MachO:
-  case DetectedKind::MachOUniversal:
-    return detail::readMachO(Buffer, std::move(DisplayPath), Opts);
-  case DetectedKind::Archive:
+  if (const Format *F = formatOf(Buffer).first)
+    return F->read(Buffer, std::move(DisplayPath), Opts);
+  if (isArchive(Buffer))
     return fileError(DisplayPath, "is an archive, not an object, executable "
                                   "or shared library");
-  case DetectedKind::Unknown:
-    break;
-  }
   if (Buffer.getBufferSize() == 0)
     return fileError(DisplayPath, "is empty");
-  return fileError(DisplayPath, "is not an ELF or Mach-O file");
+  return fileError(DisplayPath, "is not an " + formatNames("or") + " file");
+}
+
+Expected<std::vector<std::string>> universalArchs(StringRef Path) {
+  auto Buf = mapFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  auto [F, D] = formatOf((*Buf)->getMemBufferRef());
+  if (D != Detected::Universal)
+    return std::vector<std::string>();
+  return F->slices((*Buf)->getMemBufferRef(), Path);
 }
 
 Expected<std::unique_ptr<Binary>> readBinary(StringRef Path,
@@ -177,15 +219,16 @@ Expected<InputFile> readInput(StringRef Path, const ReadOptions &Opts) {
   if (!Buf)
     return Buf.takeError();
   InputFile In;
-  if (detectKind((*Buf)->getMemBufferRef()) == DetectedKind::MachOUniversal) {
+  auto [F, D] = formatOf((*Buf)->getMemBufferRef());
+  if (D == Detected::Universal) {
     // A universal static library: its slice is the archive.
-    auto Slice = detail::takeUniversalArchiveSlice(*Buf, Opts);
+    auto Slice = F->takeArchiveSlice(*Buf, Opts);
     if (!Slice)
       return Slice.takeError();
     if (*Slice)
       *Buf = std::move(*Slice);
   }
-  if (detectKind((*Buf)->getMemBufferRef()) == DetectedKind::Archive) {
+  if (isArchive((*Buf)->getMemBufferRef())) {
     auto A = Archive::create(Path.str(), std::move(*Buf));
     if (!A)
       return A.takeError();
@@ -199,6 +242,44 @@ Expected<InputFile> readInput(StringRef Path, const ReadOptions &Opts) {
   In.Bin = std::move(*B);
   return In;
 }
+
+Expected<ObjectSections> readObjectSections(MemoryBufferRef Buf,
+                                            StringRef Name) {
+  auto [F, D] = formatOf(Buf);
+  if (D != Detected::Image)
+    return fileError(Name, "not an " + formatNames("or") + " object");
+  return F->readSections(Buf, Name);
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> readObjectBytes(StringRef Path,
+                                                        int Member) {
+  auto Buf = mapFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  if (Member < 0)
+    return std::move(*Buf);
+  auto Ar = object::Archive::create((*Buf)->getMemBufferRef());
+  if (!Ar)
+    return fileError(Path, toString(Ar.takeError()));
+  Error Err = Error::success();
+  int I = 0;
+  for (const object::Archive::Child &C : (*Ar)->children(Err)) {
+    if (I++ != Member)
+      continue;
+    auto Ref = C.getMemoryBufferRef();
+    if (!Ref) {
+      consumeError(std::move(Err));
+      return fileError(Path, toString(Ref.takeError()));
+    }
+    consumeError(std::move(Err));
+    return MemoryBuffer::getMemBufferCopy(Ref->getBuffer(),
+                                          Ref->getBufferIdentifier());
+  }
+  if (Err)
+    return fileError(Path, toString(std::move(Err)));
+  return fileError(Path, formatv("no member {0}", Member));
+}
+
 
 // --- Archive ----------------------------------------------------------------
 
@@ -236,7 +317,7 @@ Archive::create(std::string Path, std::unique_ptr<MemoryBuffer> Buffer) {
   std::unique_ptr<Archive> A(new Archive());
   A->Path = std::move(Path);
   if (Error E = checkFirstBSDName(A->Path, Buffer->getBuffer()))
-    return std::move(E);
+    return E;
   auto ArOrErr = object::Archive::create(Buffer->getMemBufferRef());
   if (!ArOrErr)
     return fileError(A->Path, toString(ArOrErr.takeError()));
@@ -287,11 +368,11 @@ Archive::create(std::string Path, std::unique_ptr<MemoryBuffer> Buffer) {
   if (A->Ar->kind() == object::Archive::K_COFF ||
       A->Ar->kind() == object::Archive::K_AIXBIG)
     return fileError(A->Path,
-                     A->Ar->kind() == object::Archive::K_COFF
-                         ? "is a Windows (COFF) archive; aoti-audit reads ELF "
-                           "and Mach-O archives"
-                         : "is an AIX big archive; aoti-audit reads ELF and "
-                           "Mach-O archives");
+                     (A->Ar->kind() == object::Archive::K_COFF
+                          ? "is a Windows (COFF) archive"
+                          : "is an AIX big archive") +
+                         Twine("; aoti-audit reads ") + formatNames("and") +
+                         " archives");
   A->HasIndex = A->Ar->hasSymbolTable();
   if (A->HasIndex) {
     if (Error E = checkSymbolIndex(*A->Ar, A->Path))
@@ -322,12 +403,12 @@ Expected<const Binary &> Archive::member(size_t I) const {
   if (I >= Members.size())
     return fileError(Path, formatv("no member {0}", I));
   if (ParseErrors[I])
-    return createStringError(inconvertibleErrorCode(), *ParseErrors[I]);
+    return makeError(*ParseErrors[I]);
   if (!Parsed[I]) {
     auto B = readBinaryFromBuffer(MemberBuffers[I], memberDisplayName(I));
     if (!B) {
       ParseErrors[I] = toString(B.takeError());
-      return createStringError(inconvertibleErrorCode(), *ParseErrors[I]);
+      return makeError(*ParseErrors[I]);
     }
     Parsed[I] = std::move(*B);
   }

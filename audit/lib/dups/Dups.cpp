@@ -578,9 +578,8 @@ bool DupsAnalyzer::wanted(StringRef Name, uint32_t Input,
     if (!Maybe)
       return false;
   }
-  StringRef Source = Name;
-  if (formatOf(Input) == BinaryFormat::MachO)
-    Source.consume_front("_"); // Mach-O prefixes C names with '_'
+  // The C name (Mach-O puts '_' before it).
+  StringRef Source = formatInfo(formatOf(Input)).cName(Name);
   bool Mangled = Source.starts_with("_Z");
   if (Mangled) {
     if (!O.Cxx)

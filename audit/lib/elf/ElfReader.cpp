@@ -11,7 +11,9 @@
 // (and every tool but the loader) does.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Reader.h"
+#include "Elf.h"
+
+#include "aoti/audit/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -196,29 +198,26 @@ public:
     T->Slots = std::move(Slots);
     for (size_t I = 1; I < T->Syms.size(); ++I)
       if (T->Syms[I].st_name >= T->StrTab.size())
-        return createStringError(inconvertibleErrorCode(),
-                                 "dynamic symbol %zu has name offset %u past "
-                                 "the end of its string table (%zu bytes)",
+        return makeError(formatv("dynamic symbol {0} has name offset {1} past "
+                                 "the end of its string table ({2} bytes)",
                                  I, unsigned(T->Syms[I].st_name),
-                                 T->StrTab.size());
+                                 T->StrTab.size()));
     if (VerSym) {
       auto Data = Obj.template getSectionContentsAsArray<uint16_t>(*VerSym);
       if (!Data)
         return Data.takeError();
       if (Data->size() < T->Syms.size())
-        return createStringError(inconvertibleErrorCode(),
-                                 ".gnu.version has %zu entries for %zu "
+        return makeError(formatv(".gnu.version has {0} entries for {1} "
                                  "dynamic symbols",
-                                 Data->size(), T->Syms.size());
+                                 Data->size(), T->Syms.size()));
       T->VerSym = *Data;
       for (size_t I = 1; I < T->Syms.size(); ++I) {
         unsigned Ndx = T->VerSym[I] & ELF::VERSYM_VERSION;
         if (Ndx > ELF::VER_NDX_GLOBAL &&
             (Ndx >= T->Slots.size() || !T->Slots[Ndx].Known))
-          return createStringError(inconvertibleErrorCode(),
-                                   "dynamic symbol %zu has version index %u, "
+          return makeError(formatv("dynamic symbol {0} has version index {1}, "
                                    "which no version section defines",
-                                   I, Ndx);
+                                   I, Ndx));
       }
     }
     // A hash section libObject cannot read is skipped (lookups then scan the
@@ -236,13 +235,11 @@ public:
       // not fit cannot be loaded safely, so it is bad input, not a fallback.
       if (S.sh_type == ELF::SHT_GNU_HASH) {
         if (!T->setGnuHash(*Bytes))
-          return createStringError(inconvertibleErrorCode(),
-                                   ".gnu.hash does not fit its section or "
-                                   "names symbols past the end of .dynsym");
+          return makeError(".gnu.hash does not fit its section or names "
+                           "symbols past the end of .dynsym");
       } else if (!T->Gnu && !T->setSysVHash(*Bytes)) {
-        return createStringError(inconvertibleErrorCode(),
-                                 ".hash does not fit its section or names "
-                                 "symbols past the end of .dynsym");
+        return makeError(".hash does not fit its section or names symbols "
+                         "past the end of .dynsym");
       }
     }
     return T;
@@ -402,16 +399,13 @@ Error readVersionSections(const ELFFile<ELFT> &Obj,
   };
   auto NameAt = [](StringRef Str, uint64_t Off, StringRef What) -> Expected<StringRef> {
     if (Off >= Str.size())
-      return createStringError(inconvertibleErrorCode(),
-                               "%s name offset %llu is past the end of the "
+      return makeError(formatv("{0} name offset {1} is past the end of the "
                                "string table",
-                               What.str().c_str(), (unsigned long long)Off);
+                               What, Off));
     return Str.drop_front(Off).take_until([](char C) { return C == 0; });
   };
   auto Bad = [](StringRef What) {
-    return createStringError(inconvertibleErrorCode(),
-                             "%s records run past the end of the section",
-                             What.str().c_str());
+    return makeError(What + " records run past the end of the section");
   };
 
   if (VerDefSec) {

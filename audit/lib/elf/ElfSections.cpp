@@ -7,21 +7,17 @@
 // this reader.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/link/Sections.h"
+#include "Elf.h"
 
 #include "aoti/audit/Error.h"
-#include "aoti/audit/Reader.h"
 
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Object/Archive.h"
 #include "llvm/Object/ELF.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
 using namespace llvm::object;
 
-namespace aoti::audit {
-
+namespace aoti::audit::detail {
 namespace {
 
 bool keptByName(StringRef N) {
@@ -32,7 +28,7 @@ bool keptByName(StringRef N) {
 }
 
 template <class ELFT>
-Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
+Expected<ObjectSections> readSectionsOf(MemoryBufferRef Buf, StringRef Name) {
   auto ObjOrErr = ELFFile<ELFT>::create(Buf.getBuffer());
   if (!ObjOrErr)
     return fileError(Name, toString(ObjOrErr.takeError()));
@@ -129,52 +125,17 @@ Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
 
 } // namespace
 
-Expected<ObjectSections> readObjectSections(MemoryBufferRef Buf,
-                                            StringRef Name) {
-  DetectedKind K = detectKind(Buf);
-  if (K == DetectedKind::MachO)
-    return readMachOSections(Buf, Name);
-  if (K != DetectedKind::ELF)
-    return fileError(Name, "not an ELF or Mach-O object");
+Expected<ObjectSections> readELFSections(MemoryBufferRef Buf, StringRef Name) {
   auto [Class, Data] = getElfArchType(Buf.getBuffer());
   if (Class == ELF::ELFCLASS64 && Data == ELF::ELFDATA2LSB)
-    return readELFSections<ELF64LE>(Buf, Name);
+    return readSectionsOf<ELF64LE>(Buf, Name);
   if (Class == ELF::ELFCLASS32 && Data == ELF::ELFDATA2LSB)
-    return readELFSections<ELF32LE>(Buf, Name);
+    return readSectionsOf<ELF32LE>(Buf, Name);
   if (Class == ELF::ELFCLASS64 && Data == ELF::ELFDATA2MSB)
-    return readELFSections<ELF64BE>(Buf, Name);
+    return readSectionsOf<ELF64BE>(Buf, Name);
   if (Class == ELF::ELFCLASS32 && Data == ELF::ELFDATA2MSB)
-    return readELFSections<ELF32BE>(Buf, Name);
+    return readSectionsOf<ELF32BE>(Buf, Name);
   return fileError(Name, "unknown ELF class");
 }
 
-Expected<std::unique_ptr<MemoryBuffer>> readObjectBytes(StringRef Path,
-                                                        int Member) {
-  auto Buf = mapFile(Path);
-  if (!Buf)
-    return Buf.takeError();
-  if (Member < 0)
-    return std::move(*Buf);
-  auto Ar = object::Archive::create((*Buf)->getMemBufferRef());
-  if (!Ar)
-    return fileError(Path, toString(Ar.takeError()));
-  Error Err = Error::success();
-  int I = 0;
-  for (const object::Archive::Child &C : (*Ar)->children(Err)) {
-    if (I++ != Member)
-      continue;
-    auto Ref = C.getMemoryBufferRef();
-    if (!Ref) {
-      consumeError(std::move(Err));
-      return fileError(Path, toString(Ref.takeError()));
-    }
-    consumeError(std::move(Err));
-    return MemoryBuffer::getMemBufferCopy(Ref->getBuffer(),
-                                          Ref->getBufferIdentifier());
-  }
-  if (Err)
-    return fileError(Path, toString(std::move(Err)));
-  return fileError(Path, formatv("no member {0}", Member));
-}
-
-} // namespace aoti::audit
+} // namespace aoti::audit::detail

@@ -26,9 +26,10 @@
 // an SDK) reads as the dylib it stands for.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Reader.h"
-
+#include "MachO.h"
 #include "MachONList.h"
+
+#include "aoti/audit/Reader.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -38,8 +39,6 @@
 #include "llvm/Object/MachOUniversal.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
 #include "llvm/TextAPI/InterfaceFile.h"
 #include "llvm/TextAPI/TextAPIReader.h"
 
@@ -70,16 +69,6 @@ std::string archFlag(uint32_t CpuType, uint32_t CpuSubType) {
   const char *Flag = nullptr;
   MachOObjectFile::getArchTriple(CpuType, CpuSubType, nullptr, &Flag);
   return Flag ? std::string(Flag) : formatv("cputype {0}", CpuType).str();
-}
-
-/// The Mach-O name of the machine running the audit, for picking a slice.
-std::string processArch() {
-  Triple T(sys::getProcessTriple());
-  switch (T.getArch()) {
-  case Triple::aarch64: return "arm64";
-  case Triple::x86_64: return "x86_64";
-  default: return T.getArchName().str();
-  }
 }
 
 /// A NUL-terminated string at Offset inside a load command.
@@ -537,7 +526,7 @@ Expected<std::unique_ptr<Binary>> readTextStub(MemoryBufferRef Buffer,
     return fileError(DisplayPath, IFOrErr.takeError());
   const MachO::InterfaceFile &IF = **IFOrErr;
 
-  std::string Want = Opts.Arch.empty() ? processArch() : normalizeArch(Opts.Arch);
+  std::string Want = Opts.Arch.empty() ? auditMachineArch() : normalizeArch(Opts.Arch);
   MachO::ArchitectureSet Archs = IF.getArchitectures();
   MachO::Architecture Arch = MachO::getArchitectureFromName(Want);
   if (!Archs.has(Arch)) {
@@ -637,7 +626,7 @@ Expected<PickedSlice> pickSlice(MemoryBufferRef Buffer, StringRef DisplayPath,
   if (Slices.empty())
     return fileError(DisplayPath, "universal file with no slices");
 
-  std::string Want = Opts.Arch.empty() ? processArch() : normalizeArch(Opts.Arch);
+  std::string Want = Opts.Arch.empty() ? auditMachineArch() : normalizeArch(Opts.Arch);
   const MachOUniversalBinary::ObjectForArch *Pick = nullptr;
   for (const auto &O : Slices)
     if (O.getArchFlagName() == Want) {
@@ -697,9 +686,6 @@ takeUniversalArchiveSlice(std::unique_ptr<MemoryBuffer> &File,
   return std::make_unique<SliceBuffer>(std::move(File), Slice);
 }
 
-namespace {
-} // namespace
-
 Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
                                             std::string DisplayPath,
                                             const ReadOptions &Opts) {
@@ -736,24 +722,3 @@ Expected<std::unique_ptr<Binary>> readMachO(MemoryBufferRef Buffer,
 }
 
 } // namespace aoti::audit::detail
-
-namespace aoti::audit {
-
-std::string auditMachineArch() { return detail::processArch(); }
-
-Expected<std::vector<std::string>> universalArchs(StringRef Path) {
-  auto Buf = mapFile(Path);
-  if (!Buf)
-    return Buf.takeError();
-  std::vector<std::string> Out;
-  if (detectKind((*Buf)->getMemBufferRef()) != DetectedKind::MachOUniversal)
-    return Out;
-  auto UB = MachOUniversalBinary::create((*Buf)->getMemBufferRef());
-  if (!UB)
-    return fileError(Path, UB.takeError());
-  for (const MachOUniversalBinary::ObjectForArch &O : (*UB)->objects())
-    Out.push_back(O.getArchFlagName());
-  return Out;
-}
-
-} // namespace aoti::audit

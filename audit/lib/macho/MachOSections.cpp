@@ -3,7 +3,7 @@
 // ld64 dead-strips atoms, not sections: an object built with
 // MH_SUBSECTIONS_VIA_SYMBOLS (every compiler's default) is cut at each
 // symbol, and each piece lives or dies on its own. Here every atom is one
-// ObjectSections::Section, so the format-neutral graph walk in LinkModel.cpp
+// ObjectSections::Section, so the format-neutral graph walk in link/Model.cpp
 // works unchanged.
 //
 // Kept whatever refers to them: S_MOD_INIT_FUNC_POINTERS and
@@ -17,11 +17,10 @@
 // more alive than ld64 does.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/link/Sections.h"
-
-#include "aoti/audit/Reader.h"
-
+#include "MachO.h"
 #include "MachONList.h"
+
+#include "aoti/audit/Error.h"
 
 #include "llvm/BinaryFormat/MachO.h"
 #include "llvm/Object/MachO.h"
@@ -31,11 +30,8 @@
 
 using namespace llvm;
 using namespace llvm::object;
-using aoti::audit::detail::NList;
-using aoti::audit::detail::nlistName;
-using aoti::audit::detail::nlistOf;
 
-namespace aoti::audit {
+namespace aoti::audit::detail {
 
 Expected<ObjectSections> readMachOSections(MemoryBufferRef Buf,
                                            StringRef Name) {
@@ -184,4 +180,4 @@ Expected<ObjectSections> readMachOSections(MemoryBufferRef Buf,
   return Out;
 }
 
-} // namespace aoti::audit
+} // namespace aoti::audit::detail

@@ -30,7 +30,11 @@
 
 namespace aoti::audit {
 
-enum class BinaryFormat : uint8_t { ELF, MachO };
+/// The formats the readers know, one per folder of audit/lib (Formats.def).
+enum class BinaryFormat : uint8_t {
+#define AOTI_FORMAT(Id, Accessor) Id,
+#include "aoti/audit/Formats.def"
+};
 
 enum class FileKind : uint8_t {
   Executable,    // ELF ET_EXEC or PIE ET_DYN with PT_INTERP; MH_EXECUTE
@@ -152,9 +156,36 @@ struct MachineId {
   friend bool operator==(const MachineId &, const MachineId &) = default;
 };
 
+/// What a format says about itself, for messages and for rules that word a
+/// fix per platform instead of testing the format. Each format folder
+/// defines its own (the dispatch table in Reader.cpp holds them).
+struct FormatInfo {
+  BinaryFormat Id;
+  /// "ELF", "Mach-O".
+  llvm::StringRef Name;
+  /// What the compiler puts before a C name in the symbol table: "_" on
+  /// Mach-O (C's `foo` is the symbol `_foo`), nothing on ELF.
+  llvm::StringRef CNamePrefix;
+  /// A machine in the format's own words: ELF's e_machine names ("x86_64",
+  /// "aarch64"), Mach-O's slice names ("arm64"); its number for one the
+  /// format's tables do not know ("e_machine 4660", "cputype 99").
+  std::string (*MachineName)(const MachineId &M);
+
+  /// The C name a symbol name stands for: Name without CNamePrefix.
+  llvm::StringRef cName(llvm::StringRef SymbolName) const {
+    SymbolName.consume_front(CNamePrefix);
+    return SymbolName;
+  }
+};
+
+/// The facts of format F.
+const FormatInfo &formatInfo(BinaryFormat F);
+
 /// "64-bit x86_64", "32-bit 386", "64-bit e_machine 4660" for one LLVM does
-/// not know.
-std::string describeMachine(const MachineId &M);
+/// not know: M in format F's words (ELF's, unless told: the glibc loader
+/// model and the GNU linkers speak of e_machine).
+std::string describeMachine(const MachineId &M,
+                            BinaryFormat F = BinaryFormat::ELF);
 
 /// A LibTorch library, by file name: libtorch*, libc10* (libtorch_cpu.so,
 /// libc10_cuda.so, libtorch.a). The rule of check's AOTI010
@@ -194,6 +225,8 @@ public:
 
   llvm::StringRef path() const { return Path; }
   BinaryFormat format() const { return Format; }
+  /// The format's name, C-name prefix and machine names.
+  const FormatInfo &formatInfo() const { return audit::formatInfo(Format); }
   FileKind kind() const { return Kind; }
   MachineId machine() const { return Machine; }
   /// Human-readable architecture ("x86_64", "aarch64", "arm64").

@@ -1,9 +1,10 @@
 //===- Reader.h - Reading files into the binary model ---------------------===//
 //
 // The only entry points that open files. They map the file (never slurp it),
-// identify its format with libObject, and hand it to the format's reader
-// (ElfReader.cpp, MachOReader.cpp). Callers get the format-neutral model of
-// Binary.h and never see libObject types.
+// identify its format, and hand it to the format's reader: Reader.cpp
+// dispatches over the formats Formats.def lists, each a folder of audit/lib
+// (elf/, macho/). Callers get the format-neutral model of Binary.h and never
+// see libObject types.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_READER_H
@@ -75,7 +76,17 @@ struct InputFile {
   std::unique_ptr<Archive> Ar;
 };
 
-enum class DetectedKind { ELF, MachO, MachOUniversal, Archive, Unknown };
+/// What a file's first bytes say it is: one image of a format (the formats
+/// come first, in BinaryFormat's order), a universal file of several images
+/// (Mach-O's fat files: no other format has them), an archive, or nothing
+/// the audit reads.
+enum class DetectedKind {
+#define AOTI_FORMAT(Id, Accessor) Id,
+#include "aoti/audit/Formats.def"
+  MachOUniversal,
+  Archive,
+  Unknown,
+};
 
 /// Looks at the first bytes only.
 DetectedKind detectKind(llvm::MemoryBufferRef Buffer);
@@ -91,11 +102,13 @@ struct ReadOptions {
 /// ("arm64", "x86_64"); empty for any other file.
 llvm::Expected<std::vector<std::string>> universalArchs(llvm::StringRef Path);
 
-/// The Mach-O name of the architecture of the machine running the audit:
-/// the slice a universal file is read for when no --arch is given.
+/// The architecture of the machine running the audit, named the way
+/// universal files name their slices ("arm64", "x86_64"): the slice a
+/// universal file is read for when no --arch is given.
 std::string auditMachineArch();
 
-/// Reads an ELF or Mach-O object, executable or shared library.
+/// Reads an object, executable or shared library of any format the audit
+/// knows (ELF, Mach-O).
 llvm::Expected<std::unique_ptr<Binary>> readBinary(llvm::StringRef Path,
                                                    const ReadOptions &Opts = {});
 /// Reads an archive or a binary.
@@ -109,21 +122,6 @@ readBinaryFromBuffer(llvm::MemoryBufferRef Buffer, std::string DisplayPath,
 
 /// Maps a file read-only.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> mapFile(llvm::StringRef Path);
-
-namespace detail {
-// Format readers, one per file, behind the dispatch in Reader.cpp.
-llvm::Expected<std::unique_ptr<Binary>> readELF(llvm::MemoryBufferRef Buffer,
-                                                std::string DisplayPath);
-llvm::Expected<std::unique_ptr<Binary>>
-readMachO(llvm::MemoryBufferRef Buffer, std::string DisplayPath,
-          const ReadOptions &Opts);
-/// A universal file whose picked slice is a static archive (lipo'd .a
-/// files): takes File and returns that slice, which keeps it mapped;
-/// nullptr (File untouched) when the slice is not an archive.
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-takeUniversalArchiveSlice(std::unique_ptr<llvm::MemoryBuffer> &File,
-                          const ReadOptions &Opts);
-} // namespace detail
 
 } // namespace aoti::audit
 

@@ -43,14 +43,10 @@ struct ObjectSections {
   llvm::StringMap<uint32_t> DefinedIn;
 };
 
-/// Reads the section graph of a relocatable object (ELF, or Mach-O).
+/// Reads the section graph of a relocatable object, through its format's
+/// reader (Reader.cpp dispatches).
 llvm::Expected<ObjectSections> readObjectSections(llvm::MemoryBufferRef Object,
                                                   llvm::StringRef DisplayName);
-
-/// Mach-O: the atom graph ld64 dead-strips (macho/MachOSections.cpp); one
-/// Section per atom.
-llvm::Expected<ObjectSections> readMachOSections(llvm::MemoryBufferRef Object,
-                                                 llvm::StringRef DisplayName);
 
 /// The bytes of a file (Member < 0) or of member Member of an archive.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
