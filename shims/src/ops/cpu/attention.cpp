@@ -328,8 +328,9 @@ Error attentionCpu(const AttentionArgs &a) {
   const int64_t ldv = std::max<int64_t>(Ev, 1);
   const int64_t group = a.heads / a.kvHeads;
   const int64_t macs = a.batch * a.heads * Lq * Lk * (E + Ev);
-  const int threads = macs >= kParallelMacs ? cpu::cpuThreadCount() : 1;
-  cpu::singleThreadedBlas();
+  const int threads =
+      macs >= kParallelMacs ? shims::cpu::cpuThreadCount() : 1;
+  shims::cpu::singleThreadedBlas();
 
   // Keys and values: read in place when they are float32 rows, else packed
   // to float32 once per (batch, key/value head) for all the query heads
@@ -366,7 +367,7 @@ Error attentionCpu(const AttentionArgs &a) {
     }
   }
   if (!keysInPlace || !valuesInPlace)
-    cpu::parallelFor(kvItems, threads, [&](int64_t item) {
+    shims::cpu::parallelFor(kvItems, threads, [&](int64_t item) {
       const int64_t b = item / a.kvHeads, kh = item % a.kvHeads;
       if (!keysInPlace)
         packRows(a.key, a.element, b * a.keyStrides[0] + kh * a.keyStrides[1],
@@ -388,11 +389,12 @@ Error attentionCpu(const AttentionArgs &a) {
   workspaces.reserve(static_cast<size_t>(std::max(team, 1)));
   for (int t = 0; t < std::max(team, 1); ++t)
     workspaces.emplace_back(ldq, lds, ldv);
-  cpu::parallelFor(items, team, [&](int64_t item) {
+  shims::cpu::parallelFor(items, team, [&](int64_t item) {
     const int64_t block = item % blocks;
     const int64_t h = (item / blocks) % a.heads;
     const int64_t b = item / (blocks * a.heads);
-    Workspace &w = workspaces[static_cast<size_t>(team > 1 ? cpu::threadIndex() : 0)];
+    const int thread = team > 1 ? shims::cpu::threadIndex() : 0;
+    Workspace &w = workspaces[static_cast<size_t>(thread)];
     attendBlock(a, b, h, block * kRowBlock,
                 kv[static_cast<size_t>(b * a.kvHeads + h / group)], w);
   });
