@@ -63,6 +63,7 @@ std::optional<int> readInt(const std::string &path) {
 }
 
 std::atomic<int> overrideCount{0};
+std::atomic<int> lastTeam{0};
 
 } // namespace
 
@@ -135,5 +136,14 @@ OmpThreads::OmpThreads() : saved_(omp_get_max_threads()) {
 OmpThreads::~OmpThreads() { omp_set_num_threads(saved_); }
 
 int threadIndex() { return omp_get_thread_num(); }
+
+void noteTeamSize(int outside) {
+  if (outside > 0)
+    lastTeam.store(outside, std::memory_order_relaxed);
+  else if (omp_get_thread_num() == 0)
+    lastTeam.store(omp_get_num_threads(), std::memory_order_relaxed);
+}
+
+int lastTeamSize() { return lastTeam.load(std::memory_order_relaxed); }
 
 } // namespace aoti::shims::cpu

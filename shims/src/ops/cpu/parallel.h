@@ -70,6 +70,14 @@ private:
   int saved_;
 };
 
+/// Records the size of the team running the calling region (1 outside of
+/// one; with 0, the team's own size, as thread 0 of it sees it).
+void noteTeamSize(int outside);
+
+/// How many threads the last parallelFor of the process ran on: what a
+/// test checks the thread count against.
+int lastTeamSize();
+
 /// Runs body(item) for every item in [0, items) on up to `threads` OpenMP
 /// threads (dynamic schedule: items may differ in cost). With one thread,
 /// or one item, it runs on the calling thread without a parallel region.
@@ -77,14 +85,19 @@ private:
 template <typename Body>
 void parallelFor(int64_t items, int threads, Body &&body) {
   if (threads <= 1 || items <= 1) {
+    noteTeamSize(1);
     for (int64_t item = 0; item < items; ++item)
       body(item);
     return;
   }
   const int team = static_cast<int>(std::min<int64_t>(threads, items));
-#pragma omp parallel for num_threads(team) schedule(dynamic, 1)
-  for (int64_t item = 0; item < items; ++item)
-    body(item);
+#pragma omp parallel num_threads(team)
+  {
+    noteTeamSize(0);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t item = 0; item < items; ++item)
+      body(item);
+  }
 }
 
 /// The OpenMP thread number of the caller inside parallelFor (0 outside).
