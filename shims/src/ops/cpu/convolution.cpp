@@ -233,6 +233,8 @@ struct PrimitiveCache {
 };
 
 PrimitiveCache &primitiveCache() {
+  // The engine first, so that it is destroyed after the cached primitives.
+  cpuEngine();
   static PrimitiveCache cache;
   return cache;
 }
