@@ -11,7 +11,8 @@
 //    another decomposition for another thread count), each checked against
 //    a plain-loop reference.
 // Shapes are big enough to be split (>= 4 tiles of 2^18 multiply-adds, an
-// attention call of >= 4M), with transposed, broadcast and offset operands.
+// attention call of >= 4M), with transposed, broadcast and offset operands
+// and a column-major output.
 //
 //===----------------------------------------------------------------------===//
 #include "ops_test_util.h"
@@ -145,7 +146,7 @@ struct GemmRun {
 // stored transposed (column-major), b offset in a gapped storage, and the
 // addend broadcast from `addendSizes`.
 GemmRun runGemm(int threads, int64_t batch, int64_t m, int64_t k, int64_t n,
-                const std::vector<int64_t> &addendSizes,
+                const std::vector<int64_t> &addendSizes, bool outColumnMajor,
                 const Expectation **reference = nullptr) {
   setCpuThreadCount(threads);
   const Dtype type = float32Type();
@@ -162,6 +163,8 @@ GemmRun runGemm(int threads, int64_t batch, int64_t m, int64_t k, int64_t n,
     aLayout = {{m, k}, {1, m}};
     bLayout = {{k, n}, {n + 3, 1}, 5};
     outLayout = {{m, n}};
+    if (outColumnMajor) // cblas is then called in column-major order
+      outLayout.strides = {1, m};
   }
   TensorHandle ta = makeTensor(a, aLayout, type, 0);
   TensorHandle tb = makeTensor(b, bLayout, type, 0);
@@ -198,6 +201,7 @@ struct GemmShape {
   const char *name;
   int64_t batch, m, k, n; // batch 0: mm/addmm
   std::vector<int64_t> addend;
+  bool outColumnMajor = false;
 };
 
 class CpuGemmThreads : public testing::TestWithParam<GemmShape> {};
@@ -205,12 +209,13 @@ class CpuGemmThreads : public testing::TestWithParam<GemmShape> {};
 TEST_P(CpuGemmThreads, RunOnTheCountGivenWithTheSameResults) {
   ThreadCountScope restore;
   const GemmShape &s = GetParam();
-  const GemmRun one = runGemm(1, s.batch, s.m, s.k, s.n, s.addend);
+  const GemmRun one =
+      runGemm(1, s.batch, s.m, s.k, s.n, s.addend, s.outColumnMajor);
   EXPECT_EQ(one.team, 1);
   for (int threads : {2, 4, 7}) {
     const Expectation *reference = nullptr;
-    const GemmRun many =
-        runGemm(threads, s.batch, s.m, s.k, s.n, s.addend, &reference);
+    const GemmRun many = runGemm(threads, s.batch, s.m, s.k, s.n, s.addend,
+                                 s.outColumnMajor, &reference);
     EXPECT_EQ(many.team, threads) << threads << " threads";
     expectGemmClose(many.values, *reference,
                     std::string(s.name) + " on " + std::to_string(threads));
@@ -231,6 +236,7 @@ INSTANTIATE_TEST_SUITE_P(
         GemmShape{"addmm_row_bias", 0, 150, 128, 170, {170}},
         GemmShape{"addmm_column_bias", 0, 150, 128, 170, {150, 1}},
         GemmShape{"addmm_full_addend", 0, 150, 128, 170, {150, 170}},
+        GemmShape{"addmm_column_major_out", 0, 150, 128, 170, {170}, true},
         GemmShape{"bmm_few", 3, 100, 64, 120, {}},
         GemmShape{"bmm_many", 9, 64, 48, 72, {}},
         GemmShape{"baddbmm_broadcast", 3, 100, 64, 120, {1, 120}}),
