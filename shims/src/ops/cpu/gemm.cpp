@@ -1,7 +1,20 @@
 //===- ops/cpu/gemm.cpp - mm, addmm, bmm and baddbmm through OpenBLAS ------===//
 //
-// float32 and float64 run cblas_sgemm / cblas_dgemm (OpenBLAS), one call per
-// batch entry. cblas takes either storage order, so a strided matrix X
+// float32 and float64 run cblas_sgemm / cblas_dgemm (OpenBLAS), one
+// single-threaded call per tile of the output, the tiles shared out to the
+// CPU fallbacks' OpenMP threads (ops/cpu/parallel.h: the model's own team,
+// cpuThreadCount() of them). OpenBLAS's own threads are not used: its
+// pthread pool would run beside the model's OpenMP team and spin against it.
+// Tiling (tile()): whole matrices per thread when the batch alone gives every
+// thread one; else each matrix is cut into the rows x columns grid of about
+// the thread count with the least operand data per tile (rows of A plus
+// columns of B it reads), column tiles 16 elements aligned, and no tile
+// under 2^18 multiply-adds (smaller calls use fewer threads, or just the
+// caller). K is never split, so each element is the same OpenBLAS sum on any
+// thread count. A tile's addend block is written into C by the thread that
+// computes it, just before its GEMM (beta = the call's beta).
+//
+// cblas takes either storage order, so a strided matrix X
 // (rows x cols, row stride rs, column stride cs) is read in place when one
 // of its strides is 1:
 //   cs == 1, rs >= cols:  row-major with leading dimension rs;
@@ -17,7 +30,7 @@
 // in-place form (out is self) is the one overlap used in place.
 //
 // cblas computes C = alpha * op(A) op(B) + beta * C, so C first receives the
-// addend, broadcast (aoti::shims::copyTensor). With beta == 0, C is not read
+// addend, broadcast (per tile, above). With beta == 0, C is not read
 // (BLAS semantics), so a NaN already in out does not propagate; torch's CPU
 // addmm behaves the same. An empty inner dimension gives beta * addend (or
 // zeros) without calling cblas.
