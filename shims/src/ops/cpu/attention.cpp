@@ -1,38 +1,42 @@
 //===- cpu/attention.cpp - Scaled dot-product attention on the host --------===//
 //
 // Exact (not online) softmax, blocked by query rows, in float32 whatever the
-// element type; the (batch, key/value head) pairs are shared out to one
-// thread per core when the call is big enough (>= 4M multiply-adds):
-//   for each batch b and key/value head kh:
-//     pack K[b,kh] (Lk x E) and V[b,kh] (Lk x Ev) into contiguous float32
-//     (reading any strides and converting bf16/f16), once for all the query
-//     heads that share them (grouped-query attention copies nothing else);
-//     for each of those query heads h, for each block of up to 64 rows:
+// element type:
+//   keys and values: float32 rows (unit column stride) are read in place;
+//     any other layout or dtype is packed into contiguous float32 once per
+//     (batch, key/value head), for all the query heads that share it
+//     (grouped-query attention copies nothing else);
+//   for each (batch b, query head h, block of up to 64 query rows), the
+//   work items, shared out to the threads:
 //       pack Q rows; S = scale * Q K^T            (SGEMM)
 //       per row: apply the causal limit and the mask, subtract the row max,
 //       exponentiate, sum (the softmax denominator l; lse = max + log l)
 //       O = P V                                   (SGEMM)
 //       out[i] = O[i] / l, converted and stored through out's strides.
-// The GEMMs are OpenBLAS's cblas_sgemm (its own threads) when the build has
-// it (AOTI_SHIMS_HAVE_OPENBLAS, as for the GEMM fallbacks), else plain loops,
-// on packed operands so that strides and dtypes never reach BLAS. Memory is
-// O(64 x Lk + Lk x (E + Ev)) floats per call.
+// Threads (ops/cpu/parallel.h): OpenMP's, cpuThreadCount() of them, when a
+// call has at least 4M multiply-adds (BERT-base's has 25M), else the calling
+// thread alone. Items are (b, h, row block) rather than (b, kv head) so
+// that multi-query and grouped-query models (1 or 2 key/value heads) still
+// fill every thread. The GEMMs are OpenBLAS's cblas_sgemm, single-threaded
+// (the parallelism is ours), when the build has it (AOTI_SHIMS_HAVE_OPENBLAS,
+// as for the GEMM fallbacks), else plain loops, on packed operands so that
+// odd strides and dtypes never reach BLAS. Memory: the packed keys and
+// values (at most the inputs' size in float32) and O(64 x (Lk + E + Ev))
+// floats per thread.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/attention.h"
+
+#include "ops/cpu/parallel.h"
 
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 namespace aoti::shims::ops {
@@ -209,106 +213,107 @@ void packRows(const void *data, AttentionElement type, int64_t base,
 
 namespace {
 
-// Per-thread buffers: one key/value head packed, one block of query rows,
-// its scores and outputs.
+// One key/value head of one batch entry as the GEMMs read it: rows of E
+// (keys) and Ev (values) floats, ldk / ldv apart.
+struct KvHead {
+  const float *keys;
+  int64_t ldk;
+  const float *values;
+  int64_t ldv;
+};
+
+// A [.., L, D] slice the GEMMs can read in place: float32 with unit column
+// stride and a row stride cblas takes.
+bool readableInPlace(AttentionElement type, int64_t rowStride,
+                     int64_t colStride, int64_t cols) {
+  return type == AttentionElement::Float32 && (colStride == 1 || cols <= 1) &&
+         rowStride >= std::max<int64_t>(cols, 1) &&
+         rowStride <= std::numeric_limits<int>::max();
+}
+
+// Per-thread buffers: one block of query rows, its scores and outputs.
 struct Workspace {
-  std::vector<float> keys, values, queries, scores, outputs;
+  std::vector<float> queries, scores, outputs;
   std::vector<float> denominators, lses;
-  Workspace(int64_t Lk, int64_t ldq, int64_t lds, int64_t ldv, int64_t E,
-            int64_t Ev)
-      : keys(static_cast<size_t>(Lk * E)), values(static_cast<size_t>(Lk * Ev)),
-        queries(static_cast<size_t>(kRowBlock * ldq)),
+  Workspace(int64_t ldq, int64_t lds, int64_t ldv)
+      : queries(static_cast<size_t>(kRowBlock * ldq)),
         scores(static_cast<size_t>(kRowBlock * lds)),
         outputs(static_cast<size_t>(kRowBlock * ldv)),
         denominators(kRowBlock), lses(kRowBlock) {}
 };
 
-// Every query head that reads key/value head kh of batch b.
-void attendKvHead(const AttentionArgs &a, int64_t b, int64_t kh,
-                  Workspace &w) {
+// Query rows [i0, i0 + rows) of head h of batch b, against its key/value
+// head kv.
+void attendBlock(const AttentionArgs &a, int64_t b, int64_t h, int64_t i0,
+                 const KvHead &kv, Workspace &w) {
   const float inf = std::numeric_limits<float>::infinity();
   const int64_t Lq = a.queryLen;
   const int64_t Lk = a.keyLen;
   const int64_t E = a.headDim;
   const int64_t Ev = a.valueDim;
-  const int64_t group = a.heads / a.kvHeads;
   // Leading dimensions of the packed buffers; BLAS wants them >= 1.
   const int64_t ldq = std::max<int64_t>(E, 1);
   const int64_t lds = std::max<int64_t>(Lk, 1);
-  const int64_t ldv = std::max<int64_t>(Ev, 1);
+  const int64_t ldo = std::max<int64_t>(Ev, 1);
+  const int64_t rows = std::min(kRowBlock, Lq - i0);
 
-  packRows(a.key, a.element, b * a.keyStrides[0] + kh * a.keyStrides[1],
-           a.keyStrides[2], a.keyStrides[3], 0, Lk, E, w.keys.data());
-  packRows(a.value, a.element,
-           b * a.valueStrides[0] + kh * a.valueStrides[1], a.valueStrides[2],
-           a.valueStrides[3], 0, Lk, Ev, w.values.data());
-  for (int64_t h = kh * group; h < (kh + 1) * group; ++h) {
-    for (int64_t i0 = 0; i0 < Lq; i0 += kRowBlock) {
-      const int64_t rows = std::min(kRowBlock, Lq - i0);
-      packRows(a.query, a.element,
-               b * a.queryStrides[0] + h * a.queryStrides[1],
-               a.queryStrides[2], a.queryStrides[3], i0, rows, E,
-               w.queries.data());
-      gemm(/*transB=*/true, rows, Lk, E, a.scale, w.queries.data(), ldq,
-           w.keys.data(), ldq, w.scores.data(), lds);
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t i = i0 + r;
-        float *row = w.scores.data() + r * lds;
-        const int64_t maskRow = b * a.maskStrides[0] + h * a.maskStrides[1] +
-                                i * a.maskStrides[2];
-        // Keys past the causal limit are masked; limit <= Lk.
-        const int64_t limit =
-            a.causal ? std::clamp<int64_t>(i + a.causalOffset + 1, 0, Lk)
-                     : Lk;
-        float rowMax = -inf;
-        for (int64_t j = 0; j < limit; ++j) {
-          if (a.maskKind != AttentionMask::None)
-            row[j] += maskBias(a, maskRow + j * a.maskStrides[3]);
-          rowMax = std::max(rowMax, row[j]);
-        }
-        float sum = 0.0f;
-        if (rowMax == -inf) { // every key masked
-          std::fill(row, row + Lk, 0.0f);
-        } else {
-          for (int64_t j = 0; j < limit; ++j) {
-            row[j] = std::exp(row[j] - rowMax);
-            sum += row[j];
-          }
-          std::fill(row + limit, row + Lk, 0.0f);
-        }
-        w.denominators[r] = sum;
-        w.lses[r] = sum > 0.0f ? rowMax + std::log(sum) : -inf;
-      }
-      gemm(/*transB=*/false, rows, Ev, Lk, 1.0f, w.scores.data(), lds,
-           w.values.data(), ldv, w.outputs.data(), ldv);
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t i = i0 + r;
-        const float reciprocal =
-            w.denominators[r] > 0.0f ? 1.0f / w.denominators[r] : 0.0f;
-        const int64_t outRow = b * a.outStrides[0] + h * a.outStrides[1] +
-                               i * a.outStrides[2];
-        for (int64_t c = 0; c < Ev; ++c)
-          storeElement(a.out, outRow + c * a.outStrides[3], a.element,
-                       w.outputs[r * ldv + c] * reciprocal);
-        if (a.logsumexp)
-          a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
-                      i * a.logsumexpStrides[2]] = w.lses[r];
-      }
+  packRows(a.query, a.element, b * a.queryStrides[0] + h * a.queryStrides[1],
+           a.queryStrides[2], a.queryStrides[3], i0, rows, E,
+           w.queries.data());
+  gemm(/*transB=*/true, rows, Lk, E, a.scale, w.queries.data(), ldq, kv.keys,
+       kv.ldk, w.scores.data(), lds);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    float *row = w.scores.data() + r * lds;
+    const int64_t maskRow =
+        b * a.maskStrides[0] + h * a.maskStrides[1] + i * a.maskStrides[2];
+    // Keys past the causal limit are masked; limit <= Lk.
+    const int64_t limit =
+        a.causal ? std::clamp<int64_t>(i + a.causalOffset + 1, 0, Lk) : Lk;
+    float rowMax = -inf;
+    for (int64_t j = 0; j < limit; ++j) {
+      if (a.maskKind != AttentionMask::None)
+        row[j] += maskBias(a, maskRow + j * a.maskStrides[3]);
+      rowMax = std::max(rowMax, row[j]);
     }
+    float sum = 0.0f;
+    if (rowMax == -inf) { // every key masked
+      std::fill(row, row + Lk, 0.0f);
+    } else {
+      for (int64_t j = 0; j < limit; ++j) {
+        row[j] = std::exp(row[j] - rowMax);
+        sum += row[j];
+      }
+      std::fill(row + limit, row + Lk, 0.0f);
+    }
+    w.denominators[r] = sum;
+    w.lses[r] = sum > 0.0f ? rowMax + std::log(sum) : -inf;
+  }
+  gemm(/*transB=*/false, rows, Ev, Lk, 1.0f, w.scores.data(), lds, kv.values,
+       kv.ldv, w.outputs.data(), ldo);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    const float reciprocal =
+        w.denominators[r] > 0.0f ? 1.0f / w.denominators[r] : 0.0f;
+    const int64_t outRow =
+        b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
+    for (int64_t c = 0; c < Ev; ++c)
+      storeElement(a.out, outRow + c * a.outStrides[3], a.element,
+                   w.outputs[r * ldo + c] * reciprocal);
     if (a.logsumexp)
-      for (int64_t i = Lq; i < a.logsumexpRows; ++i)
-        a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
-                    i * a.logsumexpStrides[2]] = inf;
+      a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                  i * a.logsumexpStrides[2]] = w.lses[r];
   }
 }
 
 // Below this many multiply-adds a call runs on the calling thread alone:
-// starting threads would cost more than they save.
+// waking the team would cost more than it saves.
 constexpr int64_t kParallelMacs = int64_t{1} << 22;
 
 } // namespace
 
 Error attentionCpu(const AttentionArgs &a) {
+  const int64_t Lq = a.queryLen;
   const int64_t Lk = a.keyLen;
   const int64_t E = a.headDim;
   const int64_t Ev = a.valueDim;
@@ -321,39 +326,85 @@ Error attentionCpu(const AttentionArgs &a) {
   const int64_t ldq = std::max<int64_t>(E, 1);
   const int64_t lds = std::max<int64_t>(Lk, 1);
   const int64_t ldv = std::max<int64_t>(Ev, 1);
+  const int64_t group = a.heads / a.kvHeads;
+  const int64_t macs = a.batch * a.heads * Lq * Lk * (E + Ev);
+  const int threads =
+      macs >= kParallelMacs ? shims::cpu::cpuThreadCount() : 1;
+  shims::cpu::singleThreadedBlas();
 
-  // Work items: (batch, key/value head) pairs, independent of each other
-  // (each writes its own query heads' rows), shared out to threads. Every
-  // buffer is allocated here, so an allocation failure is an error value
-  // and never an exception inside a thread.
-  const int64_t items = a.batch * a.kvHeads;
-  const int64_t macs =
-      a.batch * a.heads * a.queryLen * Lk * (E + Ev);
-  int64_t threads = 1;
-  if (macs >= kParallelMacs)
-    threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1,
-                                  items);
-  std::vector<Workspace> workspaces;
-  workspaces.reserve(static_cast<size_t>(threads));
-  for (int64_t t = 0; t < threads; ++t)
-    workspaces.emplace_back(Lk, ldq, lds, ldv, E, Ev);
-
-  std::atomic<int64_t> next{0};
-  auto worker = [&](Workspace &w) {
-    for (int64_t item = next++; item < items; item = next++)
-      attendKvHead(a, item / a.kvHeads, item % a.kvHeads, w);
-  };
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(worker, std::ref(workspaces[t]));
-    } catch (const std::system_error &) {
-      break; // fewer threads; the others take the remaining items
+  // Keys and values: read in place when they are float32 rows, else packed
+  // to float32 once per (batch, key/value head) for all the query heads
+  // that share them (grouped-query attention copies nothing else). Every
+  // buffer is allocated here, outside the parallel regions, so that an
+  // allocation failure is caught by the shim's guard, not inside a thread.
+  const bool keysInPlace = readableInPlace(a.element, a.keyStrides[2],
+                                           a.keyStrides[3], E);
+  const bool valuesInPlace = readableInPlace(a.element, a.valueStrides[2],
+                                             a.valueStrides[3], Ev);
+  const int64_t kvItems = a.batch * a.kvHeads;
+  std::vector<float> packedKeys, packedValues;
+  if (!keysInPlace)
+    packedKeys.resize(static_cast<size_t>(kvItems * Lk * ldq));
+  if (!valuesInPlace)
+    packedValues.resize(static_cast<size_t>(kvItems * Lk * ldv));
+  std::vector<KvHead> kv(static_cast<size_t>(kvItems));
+  for (int64_t item = 0; item < kvItems; ++item) {
+    const int64_t b = item / a.kvHeads, kh = item % a.kvHeads;
+    KvHead &head = kv[static_cast<size_t>(item)];
+    if (keysInPlace)
+      head = {static_cast<const float *>(a.key) + b * a.keyStrides[0] +
+                  kh * a.keyStrides[1],
+              a.keyStrides[2], nullptr, 0};
+    else
+      head = {packedKeys.data() + item * Lk * ldq, ldq, nullptr, 0};
+    if (valuesInPlace) {
+      head.values = static_cast<const float *>(a.value) +
+                    b * a.valueStrides[0] + kh * a.valueStrides[1];
+      head.ldv = a.valueStrides[2];
+    } else {
+      head.values = packedValues.data() + item * Lk * ldv;
+      head.ldv = ldv;
     }
   }
-  worker(workspaces[0]);
-  for (std::thread &thread : pool)
-    thread.join();
+  if (!keysInPlace || !valuesInPlace)
+    shims::cpu::parallelFor(kvItems, threads, [&](int64_t item) {
+      const int64_t b = item / a.kvHeads, kh = item % a.kvHeads;
+      if (!keysInPlace)
+        packRows(a.key, a.element, b * a.keyStrides[0] + kh * a.keyStrides[1],
+                 a.keyStrides[2], a.keyStrides[3], 0, Lk, E,
+                 packedKeys.data() + item * Lk * ldq);
+      if (!valuesInPlace)
+        packRows(a.value, a.element,
+                 b * a.valueStrides[0] + kh * a.valueStrides[1],
+                 a.valueStrides[2], a.valueStrides[3], 0, Lk, Ev,
+                 packedValues.data() + item * Lk * ldv);
+    });
+
+  // Work items: (batch, query head, block of query rows), independent of
+  // each other (each writes its own rows), shared out to the threads.
+  const int64_t blocks = (Lq + kRowBlock - 1) / kRowBlock;
+  const int64_t items = a.batch * a.heads * blocks;
+  const int team = static_cast<int>(std::min<int64_t>(threads, items));
+  std::vector<Workspace> workspaces;
+  workspaces.reserve(static_cast<size_t>(std::max(team, 1)));
+  for (int t = 0; t < std::max(team, 1); ++t)
+    workspaces.emplace_back(ldq, lds, ldv);
+  shims::cpu::parallelFor(items, team, [&](int64_t item) {
+    const int64_t block = item % blocks;
+    const int64_t h = (item / blocks) % a.heads;
+    const int64_t b = item / (blocks * a.heads);
+    const int thread = team > 1 ? shims::cpu::threadIndex() : 0;
+    Workspace &w = workspaces[static_cast<size_t>(thread)];
+    attendBlock(a, b, h, block * kRowBlock,
+                kv[static_cast<size_t>(b * a.kvHeads + h / group)], w);
+  });
+  if (a.logsumexp)
+    for (int64_t b = 0; b < a.batch; ++b)
+      for (int64_t h = 0; h < a.heads; ++h)
+        for (int64_t i = Lq; i < a.logsumexpRows; ++i)
+          a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                      i * a.logsumexpStrides[2]] =
+              std::numeric_limits<float>::infinity();
   return Error::success();
 }
 

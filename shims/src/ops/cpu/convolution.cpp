@@ -21,8 +21,13 @@
 // lets oneDNN choose its blocked formats (e.g. nChw16c), and the operands
 // reordered into them and the result back. Doing that for NCHW too was
 // measured slower: per call, the three reorders cost more than blocked
-// beats gemm (bench/shims/conv_bench; figures in docs/shims.md). Primitive
-// creation is cached by oneDNN's own primitive cache.
+// beats gemm (bench/shims/conv_bench; figures in docs/shims.md).
+//
+// Per call, only the execution is paid: the chosen primitive descriptor and
+// primitive are cached per shape, layout, parameters and thread count
+// (below; oneDNN's own cache would still redo the descriptor every call),
+// each calling thread keeps one stream, and oneDNN runs on OpenMP's threads,
+// cpuThreadCount() of them (ops/cpu/parallel.h), set for the call.
 //
 // Arithmetic. float32 computes in float32 (no implicit down-conversion:
 // oneDNN's default fpmath mode is strict). bfloat16 (and float16 where the
@@ -39,10 +44,13 @@
 #include "ops/convolution.h"
 
 #include "copy.h"
+#include "ops/cpu/parallel.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -158,6 +166,97 @@ bool isReferenceImplementation(const Primitive &primitive) {
   return impl.rfind("ref", 0) == 0;
 }
 
+// The primitive for the operands' own layouts, or, where oneDNN would run
+// its reference loops there, the one it picks for `any` layouts (see the
+// file comment). Empty when oneDNN has none.
+std::optional<Primitive> choosePrimitive(const ConvProblem &problem,
+                                         const memory::desc &srcUser,
+                                         const memory::desc &weightUser,
+                                         const memory::desc *biasPtr,
+                                         const memory::desc &dstUser,
+                                         memory::data_type type) {
+  std::optional<Primitive> primitive =
+      makePrimitive(problem, srcUser, weightUser, biasPtr, dstUser);
+  if (!primitive || isReferenceImplementation(*primitive)) {
+    const auto any = memory::format_tag::any;
+    std::optional<Primitive> blocked = makePrimitive(
+        problem, memory::desc(srcUser.dims(), type, any),
+        memory::desc(weightUser.dims(), type, any), biasPtr,
+        memory::desc(dstUser.dims(), type, any));
+    if (blocked && (!primitive || !isReferenceImplementation(*blocked)))
+      primitive = std::move(blocked);
+  }
+  return primitive;
+}
+
+// --- The primitive cache ------------------------------------------------------
+// Creating a primitive descriptor walks oneDNN's implementation list and
+// sizes its kernels (tens to hundreds of microseconds per convolution);
+// oneDNN's own cache only skips the primitive's creation after that. A
+// model calls the same few shapes every run, so the chosen descriptor and
+// primitive are kept per key: everything that decides them (dtype, every
+// operand's sizes and strides, the parameters, the thread count). Bounded:
+// past kCacheEntries distinct keys the cache starts over.
+
+constexpr size_t kCacheEntries = 1024;
+
+void appendKey(std::string &key, std::span<const int64_t> values) {
+  const int64_t count = static_cast<int64_t>(values.size());
+  key.append(reinterpret_cast<const char *>(&count), sizeof count);
+  key.append(reinterpret_cast<const char *>(values.data()),
+             values.size() * sizeof(int64_t));
+}
+
+std::string cacheKey(const ConvProblem &problem, const Tensor &out,
+                     memory::data_type type) {
+  const ConvParams &p = problem.params;
+  std::string key;
+  key.reserve(512);
+  const int64_t header[] = {static_cast<int64_t>(type), p.transposed ? 1 : 0,
+                            p.groups, problem.bias ? 1 : 0,
+                            ::aoti::shims::cpu::cpuThreadCount()};
+  appendKey(key, header);
+  for (const Tensor *t : {problem.input, problem.weight, problem.bias, &out})
+    if (t) {
+      appendKey(key, t->sizes());
+      appendKey(key, t->strides());
+    }
+  for (const std::vector<int64_t> *list :
+       {&p.stride, &p.padding, &p.dilation, &p.outputPadding})
+    appendKey(key, *list);
+  return key;
+}
+
+struct PrimitiveCache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const Primitive>> entries;
+};
+
+PrimitiveCache &primitiveCache() {
+  // The engine first, so that it is destroyed after the cached primitives.
+  cpuEngine();
+  static PrimitiveCache cache;
+  return cache;
+}
+
+std::shared_ptr<const Primitive> cachedPrimitive(const std::string &key) {
+  PrimitiveCache &cache = primitiveCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto it = cache.entries.find(key);
+  return it == cache.entries.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const Primitive> remember(const std::string &key,
+                                          Primitive primitive) {
+  auto shared = std::make_shared<const Primitive>(std::move(primitive));
+  PrimitiveCache &cache = primitiveCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.entries.size() >= kCacheEntries)
+    cache.entries.clear();
+  cache.entries.emplace(key, shared);
+  return shared;
+}
+
 // A tensor oneDNN can describe: itself if dense, else a contiguous copy
 // (kept alive in `keep`).
 Expected<const Tensor *> describable(const Tensor &t,
@@ -202,28 +301,26 @@ Error run(const ConvProblem &original, const Tensor &out) {
     biasDesc.emplace(dimsOf(bias->sizes()), type, dimsOf(bias->strides()));
   const memory::desc *biasPtr = biasDesc ? &*biasDesc : nullptr;
 
-  std::optional<Primitive> primitive =
-      makePrimitive(problem, srcUser, weightUser, biasPtr, dstUser);
-  if (!primitive || isReferenceImplementation(*primitive)) {
-    const auto any = memory::format_tag::any;
-    std::optional<Primitive> blocked = makePrimitive(
-        problem, memory::desc(srcUser.dims(), type, any),
-        memory::desc(weightUser.dims(), type, any), biasPtr,
-        memory::desc(dstUser.dims(), type, any));
-    if (blocked && (!primitive || !isReferenceImplementation(*blocked)))
-      primitive = std::move(blocked);
+  const std::string key = cacheKey(problem, out, type);
+  std::shared_ptr<const Primitive> primitive = cachedPrimitive(key);
+  if (!primitive) {
+    std::optional<Primitive> chosen =
+        choosePrimitive(problem, srcUser, weightUser, biasPtr, dstUser, type);
+    if (!chosen)
+      return Error::failure(
+          "oneDNN has no ", dtypeName(out.dtype()), " convolution for this CPU (",
+          dtypeName(out.dtype()),
+          out.dtype() == ScalarType::Float32
+              ? ""
+              : " needs AVX-512 (bfloat16) or AVX512-FP16 (float16) in oneDNN 2.6",
+          ")");
+    primitive = remember(key, std::move(*chosen));
   }
-  if (!primitive)
-    return Error::failure("oneDNN has no ", dtypeName(out.dtype()),
-                          " convolution for this CPU (", dtypeName(out.dtype()),
-                          out.dtype() == ScalarType::Float32
-                              ? ""
-                              : " needs AVX-512 (bfloat16) or AVX512-FP16 "
-                                "(float16) in oneDNN 2.6",
-                          ")");
 
   dnnl::engine &engine = cpuEngine();
-  dnnl::stream stream(engine);
+  // One stream per calling thread: creating one per call costs an
+  // allocation, and a stream is not to be shared between threads.
+  thread_local dnnl::stream stream(engine);
   const dnnl::primitive_desc_base &pd = primitive->pd;
   // A user memory, and the primitive's own when its layout differs.
   // An input in the primitive's layout: the user's memory, or a reordered
@@ -308,6 +405,8 @@ Error convolution(const ConvProblem &problem, const Tensor &out) {
   bool negativeRightPadding = false;
   for (int64_t i = 0; i < p.spatialDims; ++i)
     negativeRightPadding |= p.transposed && p.outputPadding[i] > p.padding[i];
+  // oneDNN reads OpenMP's thread count of this thread (parallel.h).
+  ::aoti::shims::cpu::OmpThreads threads;
   // oneDNN's C++ API reports failures as dnnl::error; keep them inside.
   try {
     if (negativeRightPadding)

@@ -1,7 +1,20 @@
 //===- ops/cpu/gemm.cpp - mm, addmm, bmm and baddbmm through OpenBLAS ------===//
 //
-// float32 and float64 run cblas_sgemm / cblas_dgemm (OpenBLAS), one call per
-// batch entry. cblas takes either storage order, so a strided matrix X
+// float32 and float64 run cblas_sgemm / cblas_dgemm (OpenBLAS), one
+// single-threaded call per tile of the output, the tiles shared out to the
+// CPU fallbacks' OpenMP threads (ops/cpu/parallel.h: the model's own team,
+// cpuThreadCount() of them). OpenBLAS's own threads are not used: its
+// pthread pool would run beside the model's OpenMP team and spin against it.
+// Tiling (tile()): whole matrices per thread when the batch alone gives every
+// thread one; else each matrix is cut into the rows x columns grid of about
+// the thread count with the least operand data per tile (rows of A plus
+// columns of B it reads), column tiles 16 elements aligned, and no tile
+// under 2^18 multiply-adds (smaller calls use fewer threads, or just the
+// caller). K is never split, so each element is the same OpenBLAS sum on any
+// thread count. A tile's addend block is written into C by the thread that
+// computes it, just before its GEMM (beta = the call's beta).
+//
+// cblas takes either storage order, so a strided matrix X
 // (rows x cols, row stride rs, column stride cs) is read in place when one
 // of its strides is 1:
 //   cs == 1, rs >= cols:  row-major with leading dimension rs;
@@ -17,7 +30,7 @@
 // in-place form (out is self) is the one overlap used in place.
 //
 // cblas computes C = alpha * op(A) op(B) + beta * C, so C first receives the
-// addend, broadcast (aoti::shims::copyTensor). With beta == 0, C is not read
+// addend, broadcast (per tile, above). With beta == 0, C is not read
 // (BLAS semantics), so a NaN already in out does not propagate; torch's CPU
 // addmm behaves the same. An empty inner dimension gives beta * addend (or
 // zeros) without calling cblas.
@@ -32,11 +45,13 @@
 
 #include "copy.h"
 #include "ops/cpu/float16.h"
+#include "ops/cpu/parallel.h"
 
 #include <cblas.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -165,6 +180,108 @@ Expected<Operand> readable(const Tensor &t, CBLAS_ORDER order,
   return *form;
 }
 
+// --- Splitting one call into tiles, one per thread --------------------------
+
+// Below this many multiply-adds a tile is not worth a thread of its own (a
+// few microseconds of one core; OpenBLAS's own threshold is the same).
+constexpr int64_t kMinTileMacs = int64_t{1} << 18;
+// Column tiles start on 16-element (64-byte) boundaries, so two threads
+// never write one cache line of a row-major C.
+constexpr int64_t kColumnAlign = 16;
+
+// Batch entry p, rows [i0, i1) and columns [j0, j1) of C.
+struct Tile {
+  int64_t p, i0, i1, j0, j1;
+};
+
+struct Tiling {
+  int64_t batch, m, n, mStep, nStep, mTiles, nTiles;
+  int threads;
+  int64_t count() const { return batch * mTiles * nTiles; }
+  Tile at(int64_t item) const {
+    const int64_t jt = item % nTiles;
+    const int64_t it = (item / nTiles) % mTiles;
+    const int64_t p = item / (nTiles * mTiles);
+    return {p, it * mStep, std::min(m, (it + 1) * mStep), jt * nStep,
+            std::min(n, (jt + 1) * nStep)};
+  }
+};
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Whole matrices per thread when the batch alone gives every thread work;
+// otherwise each matrix is cut into mTiles x nTiles blocks, the grid that
+// gives the thread count with the least operand data per tile (rows of A
+// plus columns of B it reads), no tile under kMinTileMacs.
+Tiling tile(int64_t batch, int64_t m, int64_t n, int64_t k, int threads) {
+  Tiling t{batch, m, n, m, n, 1, 1, 1};
+  const int64_t wanted = std::min<int64_t>(
+      threads, std::max<int64_t>(1, batch * m * n * k / kMinTileMacs));
+  if (wanted > batch) {
+    const int64_t perMatrix = ceilDiv(wanted, batch);
+    int64_t best = -1;
+    for (int64_t mt = 1; mt <= std::min(perMatrix, m); ++mt) {
+      const int64_t nt = std::min(ceilDiv(perMatrix, mt), ceilDiv(n, kColumnAlign));
+      const int64_t traffic = ceilDiv(m, mt) + ceilDiv(n, nt);
+      if (best < 0 || traffic < best) {
+        best = traffic;
+        t.mTiles = mt;
+        t.nTiles = nt;
+      }
+    }
+    t.mStep = ceilDiv(m, t.mTiles);
+    t.nStep = t.nTiles > 1 ? ceilDiv(ceilDiv(n, t.nTiles), kColumnAlign) *
+                                 kColumnAlign
+                           : n;
+    t.mTiles = ceilDiv(m, t.mStep);
+    t.nTiles = ceilDiv(n, t.nStep);
+  }
+  t.threads = static_cast<int>(std::min<int64_t>(wanted, t.count()));
+  return t;
+}
+
+// The addend as C's shape reads it: element (p, i, j) at
+// base[p * batchStride + i * rs + j * cs] (0 along broadcast dimensions).
+struct Broadcast {
+  const void *base;
+  int64_t batchStride, rs, cs;
+};
+
+Expected<Broadcast> broadcastTo(const Tensor &addend, const Tensor &c) {
+  const size_t nd = static_cast<size_t>(c.dim());
+  const size_t ad = static_cast<size_t>(addend.dim());
+  if (ad > nd)
+    return Error::failure("the addend has more dimensions than the result");
+  int64_t strides[3] = {0, 0, 0}; // batch, rows, columns
+  for (size_t i = 0; i < ad; ++i) {
+    const size_t dim = nd - ad + i;
+    const int64_t size = addend.sizes()[i];
+    if (size == c.sizes()[dim])
+      strides[3 - nd + dim] = size == 1 ? 0 : addend.strides()[i];
+    else if (size != 1)
+      return Error::failure("the addend's size ", size,
+                            " does not broadcast to ", c.sizes()[dim]);
+  }
+  return Broadcast{addend.data(), strides[0], strides[1], strides[2]};
+}
+
+// C's block of tile t (at c) = the addend's.
+template <typename T>
+void fillTile(const Broadcast &from, const Tile &t, const Matrix &mc, T *c) {
+  const T *src = static_cast<const T *>(from.base) + t.p * from.batchStride;
+  const int64_t cols = t.j1 - t.j0;
+  for (int64_t i = t.i0; i < t.i1; ++i) {
+    T *row = c + (i - t.i0) * mc.rs;
+    const T *in = src + i * from.rs + t.j0 * from.cs;
+    if (mc.cs == 1 && from.cs == 1) {
+      std::memcpy(row, in, static_cast<size_t>(cols) * sizeof(T));
+      continue;
+    }
+    for (int64_t j = 0; j < cols; ++j)
+      row[j * mc.cs] = in[j * from.cs];
+  }
+}
+
 template <typename T>
 Error gemmTyped(const Tensor &out, const Tensor &a, const Tensor &b,
                 const Tensor *addend, double beta, double alpha) {
@@ -197,12 +314,14 @@ Error gemmTyped(const Tensor &out, const Tensor &a, const Tensor &b,
       return Error::failure("output matrix too large for cblas");
   }
   const Tensor &result = staged ? *staged : out;
-
-  if (beta != 0.0 && !(inPlace && !staged))
-    if (Error err = copyTensor(result, *addend, /*nonBlocking=*/false))
-      return err;
+  // The addend is written into each tile of C by the thread that computes
+  // the tile (while the tile is in its cache), unless it already is C.
+  const Tensor *fill = beta != 0.0 && !(inPlace && !staged) ? addend : nullptr;
 
   if (k == 0) {
+    if (fill)
+      if (Error err = copyTensor(result, *fill, /*nonBlocking=*/false))
+        return err;
     scaleStrided<T>(result, beta);
   } else {
     std::optional<Tensor> aCopy, bCopy;
@@ -214,18 +333,39 @@ Error gemmTyped(const Tensor &out, const Tensor &a, const Tensor &b,
     Expected<Operand> opB = readable(b, target->order, bCopy, bSource);
     if (!opB)
       return opB.takeError();
+    std::optional<Broadcast> fillView;
+    if (fill) {
+      Expected<Broadcast> view = broadcastTo(*fill, result);
+      if (!view)
+        return view.takeError();
+      fillView = *view;
+    }
     const Matrix ma = matrixOf(*aSource);
     const Matrix mb = matrixOf(*bSource);
     const Matrix mc = matrixOf(result);
     const T *aData = static_cast<const T *>(aSource->data());
     const T *bData = static_cast<const T *>(bSource->data());
     T *cData = static_cast<T *>(result.data());
-    for (int64_t p = 0; p < batch; ++p)
-      gemmCall(target->order, opA->trans, opB->trans, static_cast<int>(m),
-               static_cast<int>(n), static_cast<int>(k), alpha,
-               aData + p * ma.batchStride, static_cast<int>(opA->ld),
-               bData + p * mb.batchStride, static_cast<int>(opB->ld), beta,
-               cData + p * mc.batchStride, static_cast<int>(target->ld));
+    const Tiling tiling = tile(batch, m, n, k, cpuThreadCount());
+    singleThreadedBlas();
+    // Tile (p, rows [i0, i1), columns [j0, j1)) reads rows i0.. of A and
+    // columns j0.. of B and writes only its own block of C: whatever order
+    // an operand is stored in, a step along a logical row or column of it
+    // moves its address by that dimension's stride.
+    parallelFor(tiling.count(), tiling.threads, [&](int64_t item) {
+      const Tile t = tiling.at(item);
+      T *c = cData + t.p * mc.batchStride + t.i0 * mc.rs + t.j0 * mc.cs;
+      if (fillView)
+        fillTile(*fillView, t, mc, c);
+      gemmCall(target->order, opA->trans, opB->trans,
+               static_cast<int>(t.i1 - t.i0), static_cast<int>(t.j1 - t.j0),
+               static_cast<int>(k), alpha,
+               aData + t.p * ma.batchStride + t.i0 * ma.rs,
+               static_cast<int>(opA->ld),
+               bData + t.p * mb.batchStride + t.j0 * mb.cs,
+               static_cast<int>(opB->ld), beta, c,
+               static_cast<int>(target->ld));
+    });
   }
   if (staged)
     return copyTensor(out, *staged, /*nonBlocking=*/false);

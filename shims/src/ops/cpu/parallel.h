@@ -1,0 +1,108 @@
+//===- ops/cpu/parallel.h - How many threads the CPU fallbacks use, and how -===//
+//
+// One rule for every CPU fallback (GEMM, attention, convolution), so that
+// they never multiply each other's threads and a comparison with eager
+// PyTorch at the same thread count is fair:
+//
+//  - The threads are OpenMP's (GCC's libgomp). An AOTInductor CPU model runs
+//    its own kernels in `#pragma omp parallel` regions and oneDNN (Debian's
+//    build) runs its primitives on OpenMP too, so the fallbacks reuse the
+//    same, already running team: no thread is started per call, and none of
+//    them competes with another pool.
+//  - How many: cpuThreadCount(), read once from the environment:
+//      AOTI_NUM_THREADS   (a positive integer) if set, else
+//      OMP_NUM_THREADS    (its first value, as OpenMP reads it) if set, else
+//      the number of physical cores this process may run on (hyperthreads
+//                         of one core count once), which is eager PyTorch's
+//                         default (torch.get_num_threads()).
+//    A value that is not a positive integer is ignored (the next rule
+//    applies). setCpuThreadCount() overrides it for the process (tests).
+//  - BLAS is always called single-threaded: OpenBLAS's own thread pool
+//    (the pthread build, whose idle threads spin) is set to one thread the
+//    first time a fallback calls it (singleThreadedBlas()), and the
+//    fallbacks split their products into tiles themselves, one tile per
+//    OpenMP thread. A host that calls OpenBLAS itself in the same process
+//    and wants its threads back calls openblas_set_num_threads after.
+//  - oneDNN reads OpenMP's thread count of the calling thread; OmpThreads
+//    sets it to cpuThreadCount() around a oneDNN call and restores it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_SHIMS_OPS_CPU_PARALLEL_H
+#define AOTI_SHIMS_OPS_CPU_PARALLEL_H
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace aoti::shims::cpu {
+
+/// The number of threads a CPU fallback may use (>= 1; the rules above).
+int cpuThreadCount();
+
+/// Replaces the count from the environment for the rest of the process
+/// (0 returns to the environment's). For tests and embedding hosts.
+void setCpuThreadCount(int threads);
+
+/// The count the environment gives, without the override: exposed so that
+/// tests can check the rules. `aoti`, `omp`: the two variables' values
+/// (nullopt when unset); `physicalCores`: the machine's.
+int threadCountFromEnvironment(std::optional<std::string_view> aoti,
+                               std::optional<std::string_view> omp,
+                               int physicalCores);
+
+/// Physical cores among the CPUs this process may run on (>= 1).
+int physicalCoreCount();
+
+/// Makes OpenBLAS single-threaded, once per process (no-op without it).
+void singleThreadedBlas();
+
+/// Sets OpenMP's thread count of the calling thread to cpuThreadCount()
+/// for the object's lifetime (oneDNN's primitives read it).
+class OmpThreads {
+public:
+  OmpThreads();
+  ~OmpThreads();
+  OmpThreads(const OmpThreads &) = delete;
+  OmpThreads &operator=(const OmpThreads &) = delete;
+
+private:
+  int saved_;
+};
+
+/// Records the size of the team running the calling region (1 outside of
+/// one; with 0, the team's own size, as thread 0 of it sees it).
+void noteTeamSize(int outside);
+
+/// How many threads the last parallelFor of the process ran on: what a
+/// test checks the thread count against.
+int lastTeamSize();
+
+/// Runs body(item) for every item in [0, items) on up to `threads` OpenMP
+/// threads (dynamic schedule: items may differ in cost). With one thread,
+/// or one item, it runs on the calling thread without a parallel region.
+/// body must not throw.
+template <typename Body>
+void parallelFor(int64_t items, int threads, Body &&body) {
+  if (threads <= 1 || items <= 1) {
+    noteTeamSize(1);
+    for (int64_t item = 0; item < items; ++item)
+      body(item);
+    return;
+  }
+  const int team = static_cast<int>(std::min<int64_t>(threads, items));
+#pragma omp parallel num_threads(team)
+  {
+    noteTeamSize(0);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t item = 0; item < items; ++item)
+      body(item);
+  }
+}
+
+/// The OpenMP thread number of the caller inside parallelFor (0 outside).
+int threadIndex();
+
+} // namespace aoti::shims::cpu
+
+#endif // AOTI_SHIMS_OPS_CPU_PARALLEL_H
