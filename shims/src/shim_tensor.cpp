@@ -218,13 +218,12 @@ AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src,
 AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src,
                                          AtenTensorHandle dst) {
   return runShim(__func__, [&]() -> Error {
-    Expected<Tensor *> source = fromHandle(src, "src");
-    if (!source)
-      return source.takeError();
-    Expected<Tensor *> target = fromHandle(dst, "dst");
-    if (!target)
-      return target.takeError();
-    **target = **source;
+    Expected<std::array<Tensor *, 2>> tensors =
+        fromHandles({{src, "src"}, {dst, "dst"}});
+    if (!tensors)
+      return tensors.takeError();
+    auto [source, target] = *tensors;
+    *target = *source;
     return Error::success();
   });
 }
