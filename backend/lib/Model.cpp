@@ -44,7 +44,11 @@
 
 #include "CudaModules.h"
 #include "DynamicImports.h"
-#include "Files.h"
+#include "EmbeddedConstants.h"
+#include "JsonCursor.h"
+#include "ModelFiles.h"
+#include "StderrCapture.h"
+#include "WrapperSource.h"
 
 #include <aoti/shim.h>
 
