@@ -291,8 +291,10 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
   if (*Format == FileFormat::Other)
     return Error(ErrorKind::NotAModel,
                  Path + ": not an AOTInductor model (neither a .pt2 package nor an ELF .so)");
-  Expected<ModelFiles> F = *Format == FileFormat::Zip ? openPackage(Path)
-                                                      : openSharedObject(Path, Options);
+  Expected<ModelFiles> F =
+      *Format == FileFormat::Zip
+          ? openPackage(Path)
+          : openSharedObject(Path, {Options.WeightsPath, Options.CubinDir});
   if (!F)
     return F.takeError();
   Files = std::move(*F);

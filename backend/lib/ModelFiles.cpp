@@ -56,9 +56,9 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
   std::vector<Entry> Entries;
   std::string Folder;
   bool Pickled = false;
-  const zip_int64_t N = zip_get_num_entries(Zip.Z, 0);
-  for (zip_int64_t I = 0; I < N; ++I) {
-    const char *Raw = zip_get_name(Zip.Z, static_cast<zip_uint64_t>(I), 0);
+  const zip_uint64_t N = Zip.size();
+  for (zip_uint64_t I = 0; I < N; ++I) {
+    const char *Raw = Zip.name(I);
     if (!Raw)
       continue;
     std::string_view Name(Raw);
@@ -82,7 +82,7 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
                    Path + ": holds more than one model folder (" + Folder + ", " +
                        ThisFolder + ")");
     Folder = ThisFolder;
-    Entries.push_back({static_cast<zip_uint64_t>(I), std::string(File)});
+    Entries.push_back({I, std::string(File)});
   }
 
   const Entry *So = nullptr;
@@ -152,7 +152,7 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
 }
 
 Expected<ModelFiles> openSharedObject(const std::string &Path,
-                                      const LoadOptions &Options) {
+                                      const SideFiles &Side) {
   ModelFiles M;
   M.SoPath = Path;
   const std::string Stem = endsWith(Path, ".so") ? Path.substr(0, Path.size() - 3) : Path;
@@ -165,8 +165,8 @@ Expected<ModelFiles> openSharedObject(const std::string &Path,
       M.WrapperSource = asText(*B);
 
   std::string Blob;
-  if (Options.WeightsPath)
-    Blob = *Options.WeightsPath;
+  if (Side.WeightsPath)
+    Blob = *Side.WeightsPath;
   else if (fs::exists(Stem + "_weights.blob", EC))
     Blob = Stem + "_weights.blob";
   if (!Blob.empty()) {
@@ -176,8 +176,8 @@ Expected<ModelFiles> openSharedObject(const std::string &Path,
     M.WeightsPath = Blob;
     M.Weights = std::move(*B);
   }
-  if (Options.CubinDir)
-    M.CubinDir = *Options.CubinDir;
+  if (Side.CubinDir)
+    M.CubinDir = *Side.CubinDir;
   else
     M.CubinDir = fs::path(Path).parent_path().string();
   if (M.CubinDir.empty())

@@ -13,7 +13,6 @@
 #include "TempDir.h"
 
 #include "aoti/backend/Error.h"
-#include "aoti/backend/Model.h"
 
 #include <optional>
 #include <string>
@@ -41,10 +40,18 @@ struct ModelFiles {
 /// Extracts the model of a .pt2 package (its <root>/data/aotinductor/model/
 /// folder) into a new temporary directory.
 Expected<ModelFiles> openPackage(const std::string &Path);
+/// Where a bare .so's weights and cubins are when not beside it
+/// (LoadOptions::WeightsPath and CubinDir).
+struct SideFiles {
+  std::optional<std::string> WeightsPath;
+  std::optional<std::string> CubinDir;
+};
+
 /// A bare .so: metadata, weights and source are looked for beside it
-/// (<stem>_metadata.json, <stem>_weights.blob, <stem>.cpp for <stem>.so).
+/// (<stem>_metadata.json, <stem>_weights.blob, <stem>.cpp for <stem>.so),
+/// the weights and cubins where Side says when it says.
 Expected<ModelFiles> openSharedObject(const std::string &Path,
-                                      const LoadOptions &Options);
+                                      const SideFiles &Side);
 
 } // namespace aoti::backend
 

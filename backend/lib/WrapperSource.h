@@ -8,7 +8,7 @@
 #ifndef AOTI_BACKEND_LIB_WRAPPERSOURCE_H
 #define AOTI_BACKEND_LIB_WRAPPERSOURCE_H
 
-#include "aoti/backend/Model.h"
+#include "aoti/backend/Tensor.h"
 
 #include <string_view>
 #include <vector>

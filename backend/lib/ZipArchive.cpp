@@ -21,6 +21,15 @@ Status ZipArchive::open(const std::string &Path) {
   return Status::success();
 }
 
+zip_uint64_t ZipArchive::size() const {
+  const zip_int64_t N = zip_get_num_entries(Z, 0);
+  return N < 0 ? 0 : static_cast<zip_uint64_t>(N);
+}
+
+const char *ZipArchive::name(zip_uint64_t Index) const {
+  return zip_get_name(Z, Index, 0);
+}
+
 Expected<AlignedBytes> ZipArchive::read(zip_uint64_t Index, const std::string &Name) {
   zip_stat_t St;
   if (zip_stat_index(Z, Index, 0, &St) != 0 || !(St.valid & ZIP_STAT_SIZE))

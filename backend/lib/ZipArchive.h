@@ -25,8 +25,14 @@ public:
   ZipArchive &operator=(const ZipArchive &) = delete;
   ~ZipArchive();
   Status open(const std::string &Path);
+  /// How many members the archive has; they are numbered from 0.
+  zip_uint64_t size() const;
+  /// The name of member Index, or null when libzip cannot tell it.
+  const char *name(zip_uint64_t Index) const;
   /// The bytes of member Index; Name is for messages.
   Expected<AlignedBytes> read(zip_uint64_t Index, const std::string &Name);
+
+private:
   zip_t *Z = nullptr;
 };
 
