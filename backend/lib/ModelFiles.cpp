@@ -27,10 +27,6 @@ constexpr std::string_view ModelFolder = "data/aotinductor/model/";
 /// Where package_constants_on_disk_format="pickle_weights" puts the weights.
 constexpr std::string_view PickledWeightsFolder = "data/weights/";
 
-bool endsWith(std::string_view S, std::string_view Suffix) {
-  return S.size() >= Suffix.size() && S.substr(S.size() - Suffix.size()) == Suffix;
-}
-
 Status writeBytes(const std::string &Path, const AlignedBytes &B) {
   std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
   Out.write(reinterpret_cast<const char *>(B.data()), static_cast<std::streamsize>(B.size()));
@@ -87,7 +83,7 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
 
   const Entry *So = nullptr;
   for (const Entry &E : Entries)
-    if (endsWith(E.Name, ".so")) {
+    if (E.Name.ends_with(".so")) {
       if (So)
         return Error(ErrorKind::NotAModel, Path + ": " + Folder +
                                                " holds more than one .so (" + So->Name +
@@ -106,7 +102,7 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
   std::vector<std::pair<const Entry *, AlignedBytes>> ToDisk;
   llvm::SmallString<0> Identity;
   for (const Entry &E : Entries) {
-    const bool IsSo = &E == So, IsCubin = endsWith(E.Name, ".cubin");
+    const bool IsSo = &E == So, IsCubin = E.Name.ends_with(".cubin");
     const bool IsMeta = E.Name == Stem + "_metadata.json";
     const bool IsBlob = E.Name == Stem + "_weights.blob";
     const bool IsSource = E.Name == Stem + ".cpp";
@@ -155,7 +151,7 @@ Expected<ModelFiles> openSharedObject(const std::string &Path,
                                       const SideFiles &Side) {
   ModelFiles M;
   M.SoPath = Path;
-  const std::string Stem = endsWith(Path, ".so") ? Path.substr(0, Path.size() - 3) : Path;
+  const std::string Stem = Path.ends_with(".so") ? Path.substr(0, Path.size() - 3) : Path;
   std::error_code EC;
   if (fs::exists(Stem + "_metadata.json", EC))
     if (Expected<AlignedBytes> B = readFile(Stem + "_metadata.json"))

@@ -18,9 +18,14 @@ namespace fs = std::filesystem;
 
 namespace aoti::backend {
 
-Expected<TempDir> TempDir::create() {
+/// $TMPDIR, or /tmp when it is unset or empty.
+static std::string tempRoot() {
   const char *Base = std::getenv("TMPDIR");
-  std::string Template = std::string(Base && *Base ? Base : "/tmp") + "/aoti-model-XXXXXX";
+  return Base && *Base ? Base : "/tmp";
+}
+
+Expected<TempDir> TempDir::create() {
+  std::string Template = tempRoot() + "/aoti-model-XXXXXX";
   if (!mkdtemp(Template.data()))
     return Error(ErrorKind::Io, "cannot create a temporary directory under " +
                                     Template + ": " + std::strerror(errno));
@@ -90,8 +95,7 @@ private:
   /// mkdir, not mkdtemp: the name must stay the same. A directory of that
   /// name made by someone else (a race in a shared /tmp) is not used.
   Status makeParent() {
-    const char *Base = std::getenv("TMPDIR");
-    Parent = std::string(Base && *Base ? Base : "/tmp") + "/" + Name;
+    Parent = tempRoot() + "/" + Name;
     if (mkdir(Parent.c_str(), 0700) == 0)
       return Status();
     const int E = errno;
