@@ -44,7 +44,11 @@
 
 #include "CudaModules.h"
 #include "DynamicImports.h"
-#include "Files.h"
+#include "EmbeddedConstants.h"
+#include "JsonCursor.h"
+#include "ModelFiles.h"
+#include "StderrCapture.h"
+#include "WrapperSource.h"
 
 #include <aoti/shim.h>
 
@@ -287,8 +291,10 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
   if (*Format == FileFormat::Other)
     return Error(ErrorKind::NotAModel,
                  Path + ": not an AOTInductor model (neither a .pt2 package nor an ELF .so)");
-  Expected<ModelFiles> F = *Format == FileFormat::Zip ? openPackage(Path)
-                                                      : openSharedObject(Path, Options);
+  Expected<ModelFiles> F =
+      *Format == FileFormat::Zip
+          ? openPackage(Path)
+          : openSharedObject(Path, {Options.WeightsPath, Options.CubinDir});
   if (!F)
     return F.takeError();
   Files = std::move(*F);

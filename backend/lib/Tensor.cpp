@@ -1,6 +1,8 @@
 //===- Tensor.cpp - Element types and host tensors ------------------------===//
 #include "aoti/backend/Tensor.h"
 
+#include "aoti/c10_dtypes.h"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -9,43 +11,49 @@
 namespace aoti::backend {
 
 namespace {
-struct DTypeInfo {
-  DType Type;
-  std::string_view Name;
-  std::string_view Short;
-  size_t Size;
-};
-constexpr DTypeInfo Infos[] = {
-    {DType::UInt8, "uint8", "u8", 1},       {DType::Int8, "int8", "i8", 1},
-    {DType::Int16, "int16", "i16", 2},      {DType::Int32, "int32", "i32", 4},
-    {DType::Int64, "int64", "i64", 8},      {DType::Float16, "float16", "f16", 2},
-    {DType::Float32, "float32", "f32", 4},  {DType::Float64, "float64", "f64", 8},
-    {DType::Bool, "bool", "b8", 1},         {DType::BFloat16, "bfloat16", "bf16", 2},
-    {DType::UInt16, "uint16", "u16", 2},
+using c10_dtypes::DtypeInfo;
+using c10_dtypes::findDtype;
+
+/// The dtypes the backend reads, writes and converts (the enumerators of
+/// DType); their codes, names and sizes are the shared table's.
+constexpr DType Handled[] = {
+    DType::UInt8,   DType::Int8,    DType::Int16,   DType::Int32,
+    DType::Int64,   DType::Float16, DType::Float32, DType::Float64,
+    DType::Bool,    DType::BFloat16, DType::UInt16,
 };
 
-const DTypeInfo &info(DType T) {
-  for (const DTypeInfo &I : Infos)
-    if (I.Type == T)
-      return I;
-  return Infos[0]; // unreachable for valid enumerators
+constexpr bool everyHandledDtypeHasARow() {
+  for (DType T : Handled)
+    if (!findDtype(static_cast<int32_t>(T)))
+      return false;
+  return true;
+}
+static_assert(everyHandledDtypeHasARow(),
+              "DType's codes are c10's, rows of aoti/c10_dtypes.h");
+
+const DtypeInfo &info(DType T) {
+  if (const DtypeInfo *I = findDtype(static_cast<int32_t>(T)))
+    return *I;
+  return c10_dtypes::kDtypes[0]; // unreachable for valid enumerators
 }
 } // namespace
 
 std::optional<DType> dtypeFromCode(int32_t Code) {
-  for (const DTypeInfo &I : Infos)
-    if (static_cast<int32_t>(I.Type) == Code)
-      return I.Type;
+  for (DType T : Handled)
+    if (static_cast<int32_t>(T) == Code)
+      return T;
   return std::nullopt;
 }
 
-std::string_view dtypeName(DType T) { return info(T).Name; }
-size_t elementSize(DType T) { return info(T).Size; }
+std::string_view dtypeName(DType T) { return info(T).name; }
+size_t elementSize(DType T) { return info(T).size; }
 
 std::optional<DType> parseDType(std::string_view Name) {
-  for (const DTypeInfo &I : Infos)
-    if (I.Name == Name || I.Short == Name)
-      return I.Type;
+  for (DType T : Handled) {
+    const DtypeInfo &I = info(T);
+    if (I.name == Name || (I.shortName && I.shortName == Name))
+      return T;
+  }
   return std::nullopt;
 }
 

@@ -3,6 +3,8 @@
 // The integer values are c10's (c10::ScalarType, c10::DeviceType,
 // c10::Layout): a compiled model caches them from the constant getters and
 // passes them back, so they must agree with what torch's codegen assumes.
+// ScalarType names exactly the rows of aoti/c10_dtypes.h, where the sizes
+// and names are (shared with the backend).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_DTYPE_H

@@ -80,26 +80,24 @@ AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self,
 AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src,
                                 int32_t non_blocking) {
   return runShim(__func__, [&]() -> Error {
-    Expected<Tensor *> dst = fromHandle(self, "self");
-    if (!dst)
-      return dst.takeError();
-    Expected<Tensor *> source = fromHandle(src, "src");
-    if (!source)
-      return source.takeError();
-    return copyTensor(**dst, **source, non_blocking != 0);
+    Expected<std::array<Tensor *, 2>> tensors =
+        fromHandles({{self, "self"}, {src, "src"}});
+    if (!tensors)
+      return tensors.takeError();
+    auto [dst, source] = *tensors;
+    return copyTensor(*dst, *source, non_blocking != 0);
   });
 }
 
 AOTITorchError aoti_torch_tensor_copy_(AtenTensorHandle src,
                                        AtenTensorHandle dst) {
   return runShim(__func__, [&]() -> Error {
-    Expected<Tensor *> source = fromHandle(src, "src");
-    if (!source)
-      return source.takeError();
-    Expected<Tensor *> target = fromHandle(dst, "dst");
-    if (!target)
-      return target.takeError();
-    return copyTensor(**target, **source, /*nonBlocking=*/false);
+    Expected<std::array<Tensor *, 2>> tensors =
+        fromHandles({{src, "src"}, {dst, "dst"}});
+    if (!tensors)
+      return tensors.takeError();
+    auto [source, target] = *tensors;
+    return copyTensor(*target, *source, /*nonBlocking=*/false);
   });
 }
 

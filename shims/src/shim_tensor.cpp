@@ -42,12 +42,18 @@ Expected<size_t> dimensionIndex(const Tensor &tensor, int64_t d) {
   return static_cast<size_t>(wrapped);
 }
 
-Error makeFromBlob(void *data, int64_t ndim, const int64_t *sizes,
-                   const int64_t *strides, int64_t storageOffset,
-                   int32_t dtype, int32_t deviceType, int32_t deviceIndex,
-                   AtenTensorHandle *ret) {
-  if (Error err = requireOutput(ret, "ret"))
-    return err;
+// What a new tensor is made of, as the constructors' C arguments give it.
+struct NewTensor {
+  Shape shape;
+  ScalarType dtype;
+  Device device;
+};
+
+// Reads and checks those arguments: the shape, then the dtype, then the
+// device (the first bad one is the failure).
+Expected<NewTensor> readNewTensor(int64_t ndim, const int64_t *sizes,
+                                  const int64_t *strides, int32_t dtype,
+                                  int32_t deviceType, int32_t deviceIndex) {
   Expected<Shape> shape = readShape(ndim, sizes, strides);
   if (!shape)
     return shape.takeError();
@@ -57,8 +63,22 @@ Error makeFromBlob(void *data, int64_t ndim, const int64_t *sizes,
   Expected<Device> device = resolveDevice(deviceType, deviceIndex);
   if (!device)
     return device.takeError();
-  Expected<Tensor> tensor = Tensor::fromBlob(data, shape->sizes, shape->strides,
-                                             storageOffset, *type, *device);
+  return NewTensor{std::move(*shape), *type, *device};
+}
+
+Error makeFromBlob(void *data, int64_t ndim, const int64_t *sizes,
+                   const int64_t *strides, int64_t storageOffset,
+                   int32_t dtype, int32_t deviceType, int32_t deviceIndex,
+                   AtenTensorHandle *ret) {
+  if (Error err = requireOutput(ret, "ret"))
+    return err;
+  Expected<NewTensor> spec =
+      readNewTensor(ndim, sizes, strides, dtype, deviceType, deviceIndex);
+  if (!spec)
+    return spec.takeError();
+  Expected<Tensor> tensor =
+      Tensor::fromBlob(data, spec->shape.sizes, spec->shape.strides,
+                       storageOffset, spec->dtype, spec->device);
   if (!tensor)
     return tensor.takeError();
   *ret = toHandle(std::move(*tensor));
@@ -102,17 +122,13 @@ AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t *sizes_ptr,
   return runShim(__func__, [&]() -> Error {
     if (Error err = requireOutput(ret_new_tensor, "ret_new_tensor"))
       return err;
-    Expected<Shape> shape = readShape(ndim, sizes_ptr, strides_ptr);
-    if (!shape)
-      return shape.takeError();
-    Expected<ScalarType> type = toScalarType(dtype);
-    if (!type)
-      return type.takeError();
-    Expected<Device> device = resolveDevice(device_type, device_index);
-    if (!device)
-      return device.takeError();
-    Expected<Tensor> tensor =
-        Tensor::empty(shape->sizes, shape->strides, *type, *device);
+    Expected<NewTensor> spec = readNewTensor(ndim, sizes_ptr, strides_ptr,
+                                             dtype, device_type, device_index);
+    if (!spec)
+      return spec.takeError();
+    Expected<Tensor> tensor = Tensor::empty(spec->shape.sizes,
+                                            spec->shape.strides, spec->dtype,
+                                            spec->device);
     if (!tensor)
       return tensor.takeError();
     *ret_new_tensor = toHandle(std::move(*tensor));
@@ -218,13 +234,12 @@ AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src,
 AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src,
                                          AtenTensorHandle dst) {
   return runShim(__func__, [&]() -> Error {
-    Expected<Tensor *> source = fromHandle(src, "src");
-    if (!source)
-      return source.takeError();
-    Expected<Tensor *> target = fromHandle(dst, "dst");
-    if (!target)
-      return target.takeError();
-    **target = **source;
+    Expected<std::array<Tensor *, 2>> tensors =
+        fromHandles({{src, "src"}, {dst, "dst"}});
+    if (!tensors)
+      return tensors.takeError();
+    auto [source, target] = *tensors;
+    *target = *source;
     return Error::success();
   });
 }

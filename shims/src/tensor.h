@@ -21,6 +21,7 @@
 #include "dtype.h"
 #include "error.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -170,8 +171,54 @@ private:
   ScalarType dtype_;
 };
 
+// --- Unwrapping the handles a C entry point is given ----------------------
+//
+// Every entry point turns its AtenTensorHandle arguments into Tensors the
+// same way: a null handle is a failure that names the C parameter, and
+// torch's optional tensors (a pointer to a handle, either of which may be
+// null for None) are absent rather than wrong. One argument:
+//   Expected<Tensor *> self = fromHandle(selfHandle, "self");
+// several, in the order of the C signature (a failure names the first bad
+// one):
+//   Expected<std::array<Tensor *, 3>> tensors = fromHandles(
+//       {{input, "input"}, {weight, "weight"}, optionalTensorArg(bias, "bias")});
+//   if (!tensors) return tensors.takeError();
+//   auto [in, w, b] = *tensors; // b null when no bias was given
+
 /// The tensor behind a handle, or a failure naming the null argument.
 Expected<Tensor *> fromHandle(AtenTensorHandle handle, const char *name);
+
+/// A tensor argument of a C entry point: its handle and C parameter name.
+struct TensorArg {
+  AtenTensorHandle handle;
+  const char *name;
+  /// False for an optional argument that was not given: its tensor is null.
+  bool given = true;
+};
+
+/// An optional tensor argument as torch passes it: a pointer to a handle,
+/// None when either is null.
+inline TensorArg optionalTensorArg(const AtenTensorHandle *handle,
+                                   const char *name) {
+  const bool given = handle && *handle;
+  return {given ? *handle : nullptr, name, given};
+}
+
+/// The tensors behind `args`, in order (null for an optional one not
+/// given), or the failure for the first null handle.
+template <size_t N>
+Expected<std::array<Tensor *, N>> fromHandles(const TensorArg (&args)[N]) {
+  std::array<Tensor *, N> tensors{};
+  for (size_t i = 0; i < N; ++i) {
+    if (!args[i].given)
+      continue;
+    Expected<Tensor *> tensor = fromHandle(args[i].handle, args[i].name);
+    if (!tensor)
+      return tensor.takeError();
+    tensors[i] = *tensor;
+  }
+  return tensors;
+}
 
 /// Heap-allocates `tensor` and returns it as a new owning handle.
 AtenTensorHandle toHandle(Tensor tensor);

@@ -7,7 +7,9 @@
 #include "Fixtures.h"
 
 #include "../../backend/lib/DynamicImports.h"
-#include "../../backend/lib/Files.h"
+#include "../../backend/lib/EmbeddedConstants.h"
+#include "../../backend/lib/JsonCursor.h"
+#include "../../backend/lib/WrapperSource.h"
 #include "aoti/backend/Compare.h"
 #include "aoti/backend/Model.h"
 #include "aoti/backend/Npy.h"

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """aoti-audit's command-line contract: exit status 0/1/2, JSON shape, usage
 errors that say what is wrong, on the bundled example's real binaries."""
-import argparse
 import ctypes
 import json
 import os
@@ -11,27 +10,20 @@ import subprocess
 import sys
 import tempfile
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--audit", required=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+
+ap = harness.parser(__doc__, cases=False)
 ap.add_argument("--example-dir", required=True)
 ap.add_argument("--archive", default="")
 ap.add_argument("--man", default="", help="the generated aoti-audit.1")
 args = ap.parse_args()
 ex = args.example_dir
-passed = failed = 0
+expect = harness.Checks()
 
 
 def run(*argv):
     return subprocess.run([args.audit, *argv], capture_output=True, text=True)
-
-
-def expect(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s %s" % (name, detail))
 
 
 have_example = os.path.exists(os.path.join(ex, "model.so"))
@@ -209,5 +201,4 @@ if args.man:
     g = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", args.man], capture_output=True, text=True)
     expect("man: groff renders it cleanly", g.returncode == 0 and not g.stderr, g.stderr)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(expect.finish())

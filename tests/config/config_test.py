@@ -10,29 +10,19 @@ and never the facts: the model still fails to load under a suppression,
 and the report says so. SARIF logs with suppressions and configuration
 notifications are validated against the SARIF 2.1.0 schema.
 """
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--audit", required=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+
+ap = harness.parser(__doc__, cases=False)
 ap.add_argument("--schema", required=True)
 args = ap.parse_args()
 args.audit = os.path.abspath(args.audit)
-passed = failed = 0
-
-
-def expect(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s\n    %s" % (name, str(detail).replace("\n", "\n    ")))
+expect = harness.Checks()
 
 
 def sh(cwd, *cmd):
@@ -49,8 +39,7 @@ def write(path, text):
         f.write(text)
 
 
-top = tempfile.mkdtemp(prefix="aoti-config-")
-try:
+with harness.scratch("aoti-config-") as top:
     src = os.path.join(top, "src")
     write(os.path.join(src, "host.c"),
           "#include <dlfcn.h>\n#include <stdio.h>\n"
@@ -209,8 +198,5 @@ reason = "never matches"
     write(os.path.join(proj, ".aoti-audit.toml"), "prefixes = [1]\n")
     r = audit(deep, *check)
     expect("a bad found config exits 2", r.returncode == 2 and ".aoti-audit.toml:1:" in r.stderr, r.stderr)
-finally:
-    shutil.rmtree(top, ignore_errors=True)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(expect.finish())

@@ -24,7 +24,6 @@ Names compared are the fixtures' own (aoti_torch_*, t_*).
 
 Usage: link_matrix.py --audit PATH [--case NAME] [--keep] [--list]
 """
-import argparse
 import json
 import os
 import re
@@ -32,7 +31,10 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+from harness import Failure, run  # noqa: E402
 
 # aoti_uq: the C++ fixtures' namespace, inside mangled names.
 NS = re.compile(r"^(aoti_torch_|t_)|aoti_uq")
@@ -249,17 +251,6 @@ CASES = [
      ["-shared", "-Wl,--exclude-libs,libshims.a"] + WHOLE,
      {"both": {"status": {"aoti_torch_a": "made-local"}}}),
 ]
-
-
-class Failure(Exception):
-    pass
-
-
-def run(cmd, cwd, check=True):
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if check and p.returncode != 0:
-        raise Failure("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
-    return p
 
 
 def build_fixtures(d):
@@ -513,50 +504,32 @@ def check_run(args, case, tc, d):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit", required=True)
-    ap.add_argument("--case")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args()
+    args = harness.parser(__doc__).parse_args()
     if args.list:
         for c in CASES:
             print("%-32s %s" % (c[0], c[1]))
         return 0
-    for tool in ("gcc", "clang-19", "ld.lld-19", "llvm-nm-19", "readelf", "ar"):
-        if not shutil.which(tool) and not (tool == "ld.lld-19" and shutil.which("ld.lld")):
-            print("SKIP: %s not found" % tool)
-            return 77
-    d = tempfile.mkdtemp(prefix="aoti-link-matrix-")
-    try:
+    cases = harness.select(CASES, args.case, name_of=lambda c: c[0])
+    if cases is None:
+        return 2
+    skip = harness.skip_unless(("gcc", "clang-19", ("ld.lld-19", "ld.lld"), "llvm-nm-19",
+                                "readelf", "ar"))
+    if skip:
+        return skip
+    with harness.scratch("aoti-link-matrix-", keep=args.keep) as d:
         build_fixtures(d)
-        cases = [c for c in CASES if not args.case or c[0] == args.case]
-        if not cases:
-            print("no case named %s" % args.case)
-            return 2
-        failed = 0
-        runs = 0
+        tally = harness.Tally()
         for case in cases:
             for tc in ("gnu", "lld"):
-                runs += 1
                 try:
                     problems, note = check_run(args, case, tc, d)
                 except Failure as e:
                     problems, note = [str(e)], ""
-                mark = "ok  " if not problems else "FAIL"
-                print("%s %-32s %-4s %s%s" % (mark, case[0], tc, case[1],
-                                              (" [%s]" % note) if note else ""))
-                for pr in problems:
-                    print("       " + pr)
-                failed += bool(problems)
+                tally.row(problems, "%-32s %-4s %s%s" % (case[0], tc, case[1],
+                                                         (" [%s]" % note) if note else ""))
         print("%d link line(s) x 2 linkers: %d of %d runs agree with the real linker"
-              % (len(cases), runs - failed, runs))
-        return 1 if failed else 0
-    finally:
-        if args.keep:
-            print("kept", d)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
+              % (len(cases), tally.passed, tally.runs))
+        return tally.status()
 
 
 if __name__ == "__main__":

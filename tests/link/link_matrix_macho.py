@@ -23,14 +23,15 @@ Names compared are the fixtures' own (_aoti_torch_*, _t_*, _main).
 
 Usage: link_matrix_macho.py --audit PATH [--case NAME] [--keep] [--list]
 """
-import argparse
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+from harness import Failure, run  # noqa: E402
 
 NS = re.compile(r"^_(aoti_torch_|t_|main$)")
 
@@ -223,18 +224,6 @@ CASES = [
 ]
 
 
-class Failure(Exception):
-    pass
-
-
-def run(cmd, cwd, check=True):
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       errors="replace")
-    if check and p.returncode != 0:
-        raise Failure("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
-    return p
-
-
 def ld64(arch, words, out):
     return ["ld64.lld-19", "-arch", arch, "-platform_version", "macos", "11.0", "11.0"] + \
         words + ["-o", out]
@@ -425,49 +414,32 @@ def check_run(args, case, tc, root):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit", required=True)
-    ap.add_argument("--case")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--list", action="store_true")
-    args = ap.parse_args()
+    args = harness.parser(__doc__).parse_args()
     if args.list:
         for c in CASES:
             print("%-34s %s" % (c[0], c[1]))
         return 0
-    for tool in ("clang-19", "ld64.lld-19", "llvm-nm-19", "llvm-objdump-19", "llvm-ar-19"):
-        if not shutil.which(tool):
-            print("SKIP: %s not found" % tool)
-            return 77
-    root = tempfile.mkdtemp(prefix="aoti-link-macho-")
-    try:
+    cases = harness.select(CASES, args.case, name_of=lambda c: c[0])
+    if cases is None:
+        return 2
+    skip = harness.skip_unless(("clang-19", "ld64.lld-19", "llvm-nm-19", "llvm-objdump-19",
+                                "llvm-ar-19"))
+    if skip:
+        return skip
+    with harness.scratch("aoti-link-macho-", keep=args.keep) as root:
         build_fixtures(root)
-        cases = [c for c in CASES if not args.case or c[0] == args.case]
-        if not cases:
-            print("no case named %s" % args.case)
-            return 2
-        failed = runs = 0
+        tally = harness.Tally()
         for case in cases:
             for tc in ARCH:
-                runs += 1
                 try:
                     problems, note = check_run(args, case, tc, root)
                 except Failure as e:
                     problems, note = [str(e)], ""
-                mark = "ok  " if not problems else "FAIL"
-                print("%s %-34s %-5s %s%s" % (mark, case[0], tc, case[1],
-                                               (" [%s]" % note) if note else ""))
-                for pr in problems:
-                    print("       " + pr)
-                failed += bool(problems)
+                tally.row(problems, "%-34s %-5s %s%s" % (case[0], tc, case[1],
+                                                         (" [%s]" % note) if note else ""))
         print("%d link line(s) x 2 (ld64.lld arm64, clang x86_64): %d of %d runs agree with "
-              "ld64.lld" % (len(cases), runs - failed, runs))
-        return 1 if failed else 0
-    finally:
-        if args.keep:
-            print("kept", root)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+              "ld64.lld" % (len(cases), tally.passed, tally.runs))
+        return tally.status()
 
 
 if __name__ == "__main__":

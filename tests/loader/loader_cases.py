@@ -16,16 +16,16 @@ case passes only when
 
 Each case runs with two toolchains: gcc + GNU ld, and clang + lld.
 
-Usage: loader_cases.py --audit PATH [--toolchain gnu|llvm] [--case NAME] [--list]
+Usage: loader_cases.py --audit PATH [--toolchain gnu|llvm] [--case NAME] [--list] [--keep]
 """
-import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
 
 HOST_C = r"""
 #include <dlfcn.h>
@@ -93,9 +93,7 @@ class Build:
         return p
 
     def run(self, *cmd):
-        r = subprocess.run(list(cmd), cwd=self.root, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError("build failed: %s\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
+        harness.run(cmd, cwd=self.root)
 
     def obj(self, name, src, *flags):
         out = self.path(name)
@@ -135,12 +133,8 @@ class Scenario:
         self.expect = expect or {}
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES = harness.Cases()
+case = CASES.add
 
 
 def shims_archive(b, *flags):
@@ -681,51 +675,39 @@ def judge(sc, loaded, error, bound, rc, report):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit")
+    ap = harness.parser(__doc__, audit_required=False)
     ap.add_argument("--toolchain", choices=sorted(TOOLCHAINS), action="append")
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="keep the build directories")
     args = ap.parse_args()
     if args.list:
         for c in CASES:
             print(c.__name__)
         return 0
     chains = args.toolchain or sorted(TOOLCHAINS)
-    cases = [c for c in CASES if not args.case or c.__name__ in args.case]
-    if args.case and len(cases) != len(args.case):
-        print("unknown case in %s" % args.case)
+    cases = harness.select(CASES, args.case)
+    if cases is None:
         return 2
-    passed = failed = 0
-    rows = []
+    tally = harness.Tally()
+    w = max(len(c.__name__) for c in cases)
     for tcname in chains:
         tc = TOOLCHAINS[tcname]
         for c in cases:
-            root = tempfile.mkdtemp(prefix="aoti-loader-%s-%s-" % (tcname, c.__name__))
-            try:
-                sc = c(Build(tc, root))
-                loaded, error, bound = real_run(sc, root)
-                rc, report = audit_run(args.audit, sc, root)
-                problems = judge(sc, loaded, error, bound, rc, report)
-            except Exception as e:  # a broken case is a failed case
-                loaded, error, problems = False, "", ["case error: %s" % e]
-            ok = not problems
-            passed += ok
-            failed += not ok
-            rows.append((tcname, c.__name__, "loads" if loaded else "fails", "agree" if ok else "DISAGREE"))
-            if not ok:
-                print("FAIL %s/%s: %s\n  %s" % (tcname, c.__name__, c.__doc__, "\n  ".join(problems)))
-            if ok and not args.keep:
-                shutil.rmtree(root, ignore_errors=True)
-            elif not ok:
-                print("  (kept %s)" % root)
-    w = max(len(r[1]) for r in rows)
-    for r in rows:
-        print("%-5s %-*s %-6s %s" % (r[0], w, r[1], r[2], r[3]))
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
-
+            problems = []
+            # A case that disagrees keeps its files for a look.
+            with harness.scratch("aoti-loader-%s-%s-" % (tcname, c.__name__),
+                                 keep=lambda: args.keep or problems) as root:
+                try:
+                    sc = c(Build(tc, root))
+                    loaded, error, bound = real_run(sc, root)
+                    rc, report = audit_run(args.audit, sc, root)
+                    problems = judge(sc, loaded, error, bound, rc, report)
+                except Exception as e:  # a broken case is a failed case
+                    loaded, problems = False, ["case error: %s" % e]
+                tally.row(problems, "%-5s %-*s %-6s %s%s" % (
+                    tcname, w, c.__name__, "loads" if loaded else "fails",
+                    "agree" if not problems else "DISAGREE",
+                    "  " + (c.__doc__ or "") if problems else ""))
+    print("%d passed, %d failed" % (tally.passed, tally.failed))
+    return tally.status()
 
 if __name__ == "__main__":
     sys.exit(main())

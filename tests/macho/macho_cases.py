@@ -14,18 +14,19 @@ is about.
 Usage: macho_cases.py --audit PATH --dump PATH [--case NAME] [--list] [--keep]
 Exit status: 0 all passed, 1 a case failed, 77 a tool is missing.
 """
-import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "pylib"))
+import harness  # noqa: E402
 import machoyaml as my  # noqa: E402
 import oracle  # noqa: E402
+from harness import Failure  # noqa: E402
 
 TOOLS = ["clang-19", "ld64.lld-19", "yaml2obj-19", "llvm-objdump-19", "llvm-nm-19",
          "llvm-lipo-19", "llvm-ar-19"]
@@ -54,10 +55,6 @@ HOST_C = "int main(void) { return 0; }\n"
 SHIMS = ["_aoti_torch_get_sizes", "_aoti_torch_dtype_float32"]
 
 
-class Failure(Exception):
-    pass
-
-
 class Case:
     """A directory, the tools, and the fixtures to cross-check."""
 
@@ -80,11 +77,7 @@ class Case:
         return p
 
     def sh(self, *cmd, ok=True):
-        p = subprocess.run(list(cmd), cwd=self.dir, capture_output=True, text=True,
-                           errors="replace")
-        if ok and p.returncode != 0:
-            raise Failure(f"{' '.join(cmd)} failed:\n{p.stdout}{p.stderr}")
-        return p
+        return harness.run(cmd, cwd=self.dir, check=ok)
 
     def cc(self, name, source, arch="arm64", flags=(), version="11"):
         src = self.write(name + ".c", source)
@@ -183,12 +176,8 @@ class Report:
                           f"{json.dumps(self.doc['findings'], indent=1)}")
 
 
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
+CASES = harness.Cases()
+case = CASES.add
 
 
 def shims_host(c, *flags, arch="arm64"):
@@ -766,51 +755,43 @@ def objects_and_dups(c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit", required=True)
-    ap.add_argument("--dump", required=True)
-    ap.add_argument("--case")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--keep", action="store_true")
+    ap = harness.parser(__doc__)
+    ap.add_argument("--dump", required=True, help="aoti_macho_model_dump")
     args = ap.parse_args()
     args.audit, args.dump = os.path.abspath(args.audit), os.path.abspath(args.dump)
     if args.list:
         for fn in CASES:
             print(f"{fn.__name__}: {fn.__doc__}")
         return 0
-    missing = [t for t in TOOLS if not shutil.which(t)]
-    if missing:
-        print(f"SKIP: missing {' '.join(missing)}")
-        return 77
-    root = tempfile.mkdtemp(prefix="aoti-macho-")
-    failed, facts, files = [], 0, 0
-    for fn in CASES:
-        if args.case and fn.__name__ != args.case:
-            continue
-        c = Case(root, fn.__name__, args)
-        try:
-            fn(c)
-            for path, arch in c.fixtures:
-                facts += oracle.crosscheck(args.dump, path, arch)
-                files += 1
-            for path in c.archives:
-                facts += oracle.crosscheck_archive(args.dump, path)
-                files += 1
-            print(f"PASS {fn.__name__}: {fn.__doc__}")
-        except (Failure, oracle.Mismatch) as e:
-            failed.append(fn.__name__)
-            print(f"FAIL {fn.__name__}: {fn.__doc__}\n  {e}")
-        except Exception:
-            failed.append(fn.__name__)
-            print(f"FAIL {fn.__name__}: {fn.__doc__}\n{traceback.format_exc()}")
-    ran = len(CASES) if not args.case else 1
-    print(f"{ran - len(failed)} of {ran} cases passed; {files} fixtures cross-checked "
-          f"against llvm-objdump/llvm-nm ({facts} facts agree)")
-    if args.keep or failed:
-        print(f"fixtures kept in {root}")
-    else:
-        shutil.rmtree(root, ignore_errors=True)
-    return 1 if failed else 0
+    cases = harness.select(CASES, args.case)
+    if cases is None:
+        return 2
+    skip = harness.skip_unless(TOOLS)
+    if skip:
+        return skip
+    tally = harness.Tally()
+    facts = files = 0
+    # The fixtures of a failed run stay for a look.
+    with harness.scratch("aoti-macho-", keep=lambda: args.keep or tally.failed) as root:
+        for fn in cases:
+            c = Case(root, fn.__name__, args)
+            try:
+                fn(c)
+                for path, arch in c.fixtures:
+                    facts += oracle.crosscheck(args.dump, path, arch)
+                    files += 1
+                for path in c.archives:
+                    facts += oracle.crosscheck_archive(args.dump, path)
+                    files += 1
+                problems = []
+            except (Failure, oracle.Mismatch) as e:
+                problems = [str(e)]
+            except Exception:
+                problems = [traceback.format_exc()]
+            tally.row(problems, f"{fn.__name__}: {fn.__doc__}")
+        print(f"{tally.passed} of {tally.runs} cases passed; {files} fixtures cross-checked "
+              f"against llvm-objdump/llvm-nm ({facts} facts agree)")
+    return tally.status()
 
 
 if __name__ == "__main__":

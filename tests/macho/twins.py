@@ -17,15 +17,15 @@ Nothing runs dyld here; the Mach-O side's facts are cross-checked against
 LLVM's dumpers by macho_cases.py, and its link lines against ld64.lld by
 tests/link/link_matrix_macho.py.
 
-Usage: twins.py --audit PATH [--case NAME] [--keep]
+Usage: twins.py --audit PATH [--case NAME] [--keep] [--list]
 """
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+from harness import Failure  # noqa: E402
 
 SHIMS_C = "int aoti_torch_a(void) { return 1; }\nint aoti_torch_d(void) { return 4; }\n"
 MODEL_C = ("int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
@@ -53,10 +53,6 @@ exports:
 """
 
 
-class Failure(Exception):
-    pass
-
-
 class Side:
     """One platform's fixtures in one directory."""
 
@@ -77,11 +73,7 @@ class Side:
         return p
 
     def sh(self, *cmd, env=None, ok=True):
-        p = subprocess.run(list(cmd), cwd=self.dir, capture_output=True, text=True,
-                           errors="replace", env=env)
-        if ok and p.returncode != 0:
-            raise Failure("%s failed:\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
-        return p
+        return harness.run(cmd, cwd=self.dir, check=ok, env=env)
 
     def obj(self, name):
         if self.kind == "elf":
@@ -244,38 +236,29 @@ def run_case(args, root, case):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit", required=True)
-    ap.add_argument("--case")
-    ap.add_argument("--keep", action="store_true")
-    args = ap.parse_args()
-    for tool in ("gcc", "clang-19", "ld64.lld-19", "llvm-ar-19"):
-        if not shutil.which(tool):
-            print("SKIP: %s not found" % tool)
-            return 77
-    root = tempfile.mkdtemp(prefix="aoti-twins-")
-    failed = 0
-    try:
-        cases = [c for c in CASES if not args.case or c[0] == args.case]
+    args = harness.parser(__doc__).parse_args()
+    if args.list:
+        for c in CASES:
+            print("%-18s %s" % (c[0], c[1].__doc__.strip()))
+        return 0
+    cases = harness.select(CASES, args.case, name_of=lambda c: c[0])
+    if cases is None:
+        return 2
+    skip = harness.skip_unless(("gcc", "clang-19", "ld64.lld-19", "llvm-ar-19"))
+    if skip:
+        return skip
+    with harness.scratch("aoti-twins-", keep=args.keep) as root:
+        tally = harness.Tally()
         for case in cases:
             try:
                 problems, seen = run_case(args, root, case)
             except Failure as e:
                 problems, seen = [str(e)], {}
             rules = "  ".join("%s %s" % (k, ",".join(v["rules"]) or "-") for k, v in seen.items())
-            print("%s %-18s %s  [%s]" % ("ok  " if not problems else "FAIL", case[0],
-                                         case[1].__doc__.strip(), rules))
-            for p in problems:
-                print("       " + p)
-            failed += bool(problems)
+            tally.row(problems, "%-18s %s  [%s]" % (case[0], case[1].__doc__.strip(), rules))
         print("%d twin case(s): %d agree (ELF verdicts confirmed by ld.so)" %
-              (len(cases), len(cases) - failed))
-        return 1 if failed else 0
-    finally:
-        if args.keep:
-            print("kept", root)
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+              (len(cases), tally.passed))
+        return tally.status()
 
 
 if __name__ == "__main__":

@@ -357,25 +357,17 @@ Error allocateAuxiliary(const AttentionCall &call, const Tensor &query,
 }
 
 Error runAttention(const AttentionCall &call, AttentionOutputs &outputs) {
-  Expected<Tensor *> queryOr = fromHandle(call.query, "query");
-  if (!queryOr)
-    return queryOr.takeError();
-  Expected<Tensor *> keyOr = fromHandle(call.key, "key");
-  if (!keyOr)
-    return keyOr.takeError();
-  Expected<Tensor *> valueOr = fromHandle(call.value, "value");
-  if (!valueOr)
-    return valueOr.takeError();
-  const Tensor &query = **queryOr;
-  const Tensor &key = **keyOr;
-  const Tensor &value = **valueOr;
-  const Tensor *mask = nullptr;
-  if (call.mask && *call.mask) {
-    Expected<Tensor *> maskOr = fromHandle(*call.mask, call.maskName);
-    if (!maskOr)
-      return maskOr.takeError();
-    mask = *maskOr;
-  }
+  Expected<std::array<Tensor *, 4>> tensors =
+      fromHandles({{call.query, "query"},
+                   {call.key, "key"},
+                   {call.value, "value"},
+                   optionalTensorArg(call.mask, call.maskName)});
+  if (!tensors)
+    return tensors.takeError();
+  auto [queryTensor, keyTensor, valueTensor, mask] = *tensors;
+  const Tensor &query = *queryTensor;
+  const Tensor &key = *keyTensor;
+  const Tensor &value = *valueTensor;
 
   if (call.dropoutP != 0.0)
     return Error::failure(

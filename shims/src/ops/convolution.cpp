@@ -445,23 +445,17 @@ Error runConvolution(DeviceType device, AtenTensorHandle inputHandle,
                      int64_t groups, AtenTensorHandle *ret) {
   if (Error err = requireOutput(ret, "ret0"))
     return err;
-  Expected<Tensor *> input = fromHandle(inputHandle, "input");
-  if (!input)
-    return input.takeError();
-  Expected<Tensor *> weight = fromHandle(weightHandle, "weight");
-  if (!weight)
-    return weight.takeError();
+  Expected<std::array<Tensor *, 3>> tensors =
+      fromHandles({{inputHandle, "input"},
+                   {weightHandle, "weight"},
+                   optionalTensorArg(biasHandle, "bias")});
+  if (!tensors)
+    return tensors.takeError();
   ConvProblem problem;
-  problem.input = *input;
-  problem.weight = *weight;
-  // torch passes an optional tensor as a pointer to a handle; either may be
-  // null for "no bias".
-  if (biasHandle && *biasHandle) {
-    Expected<Tensor *> bias = fromHandle(*biasHandle, "bias");
-    if (!bias)
-      return bias.takeError();
-    problem.bias = *bias;
-  }
+  auto [input, weight, bias] = *tensors;
+  problem.input = input;
+  problem.weight = weight;
+  problem.bias = bias; // null for "no bias"
   Expected<ConvParams> params = readConvParams(
       problem.weight->dim(), stride, strideLen, padding, paddingLen, dilation,
       dilationLen, transposed, outputPadding, outputPaddingLen, groups);

@@ -164,45 +164,37 @@ Error runGemm(const GemmSignature &sig, AtenTensorHandle outHandle,
               AtenTensorHandle selfHandle, bool hasSelf,
               AtenTensorHandle leftHandle, AtenTensorHandle rightHandle,
               double beta, double alpha) {
-  Expected<Tensor *> out = fromHandle(outHandle, "out");
-  if (!out)
-    return out.takeError();
-  const Tensor *addend = nullptr;
-  if (hasSelf) {
-    Expected<Tensor *> self = fromHandle(selfHandle, "self");
-    if (!self)
-      return self.takeError();
-    addend = *self;
-  }
-  Expected<Tensor *> a = fromHandle(leftHandle, sig.left);
-  if (!a)
-    return a.takeError();
-  Expected<Tensor *> b = fromHandle(rightHandle, sig.right);
-  if (!b)
-    return b.takeError();
+  Expected<std::array<Tensor *, 4>> tensors =
+      fromHandles({{outHandle, "out"},
+                   {selfHandle, "self", /*given=*/hasSelf},
+                   {leftHandle, sig.left},
+                   {rightHandle, sig.right}});
+  if (!tensors)
+    return tensors.takeError();
+  auto [out, addend, a, b] = *tensors;
   if (addend) {
     if (Error err = checkOperands(
-            sig, {{sig.left, *a}, {sig.right, *b}, {"self", addend},
-                  {"out", *out}}))
+            sig, {{sig.left, a}, {sig.right, b}, {"self", addend},
+                  {"out", out}}))
       return err;
   } else if (Error err = checkOperands(
-                 sig, {{sig.left, *a}, {sig.right, *b}, {"out", *out}})) {
+                 sig, {{sig.left, a}, {sig.right, b}, {"out", out}})) {
     return err;
   }
-  if (Error err = checkDim(sig.left, **a, sig.ndim))
+  if (Error err = checkDim(sig.left, *a, sig.ndim))
     return err;
-  if (Error err = checkDim(sig.right, **b, sig.ndim))
+  if (Error err = checkDim(sig.right, *b, sig.ndim))
     return err;
-  if (Error err = checkDim("out", **out, sig.ndim))
+  if (Error err = checkDim("out", *out, sig.ndim))
     return err;
-  if (Error err = checkShapes(sig, **out, **a, **b))
+  if (Error err = checkShapes(sig, *out, *a, *b))
     return err;
   if (addend)
-    if (Error err = checkBroadcast(*addend, **out))
+    if (Error err = checkBroadcast(*addend, *out))
       return err;
   if (sig.device == DeviceType::CPU)
-    return cpu::gemm(**out, **a, **b, addend, beta, alpha);
-  return cuda::gemm(**out, **a, **b, addend, beta, alpha);
+    return cpu::gemm(*out, *a, *b, addend, beta, alpha);
+  return cuda::gemm(*out, *a, *b, addend, beta, alpha);
 }
 
 constexpr GemmSignature kCpuMm{DeviceType::CPU, "self", "mat2", 2};

@@ -76,14 +76,6 @@ struct LoadOptions {
   size_t NumModels = 1;
 };
 
-/// What is known about a tensor: a name, and where known a dtype and shape
-/// (-1 for a dynamic dimension).
-struct TensorSpec {
-  std::string Name;
-  std::optional<DType> Type;
-  std::optional<std::vector<int64_t>> Shape;
-};
-
 struct ConstantInfo {
   std::string Name;
   std::string OriginalFQN;

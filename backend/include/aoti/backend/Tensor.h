@@ -43,6 +43,14 @@ std::optional<DType> parseDType(std::string_view Name);
 size_t elementSize(DType T);
 bool isFloatingPoint(DType T);
 
+/// What is known about a tensor: a name, and where known a dtype and shape
+/// (-1 for a dynamic dimension).
+struct TensorSpec {
+  std::string Name;
+  std::optional<DType> Type;
+  std::optional<std::vector<int64_t>> Shape;
+};
+
 /// A dense C-order tensor in host memory.
 struct HostTensor {
   DType Type = DType::Float32;
