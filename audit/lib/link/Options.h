@@ -1,0 +1,132 @@
+//===- link/Options.h - The pieces that parse a link command -------------===//
+//
+// Private to audit/lib/link. parseLinkCommand (Driver.cpp) reads a command in
+// three layers: the compiler driver's flags translated into linker words
+// (CompilerDriver.cpp), then the linker's words read by the option table of
+// its flavour: GNU ld and lld (GnuOptions.cpp) or ld64 (Ld64Options.cpp).
+// Words.cpp holds what they share (response files, program names);
+// Subprocess.cpp runs the real driver and linker.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_AUDIT_LIB_LINK_OPTIONS_H
+#define AOTI_AUDIT_LIB_LINK_OPTIONS_H
+
+#include "aoti/audit/link/CommandLine.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoti::audit::linker {
+
+using llvm::ArrayRef;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+// --- Words.cpp ----------------------------------------------------------
+
+/// Path, relative to Cwd unless it is absolute.
+std::string absolute(StringRef Cwd, StringRef Path);
+
+/// "x86_64-linux-gnu-g++-12" -> "g++"; "ld.lld-19" -> "ld.lld".
+StringRef programStem(StringRef Program);
+
+/// ccache, distcc, env: programs that run the command after them.
+bool isLauncher(StringRef Program);
+
+/// `@FILE` (and not a dyld path such as `@rpath/...`).
+bool isResponseFile(StringRef W);
+
+/// Replaces every `@FILE` in Words with the words of FILE, recursively;
+/// the files read go to *Read.
+Error expandResponseFiles(std::vector<std::string> &Words, StringRef Cwd,
+                          std::vector<std::string> *Read, unsigned Depth = 0);
+
+/// -fuse-ld=lld, --ld-path=/usr/bin/ld.lld, "ld.lld" as the program.
+std::optional<LinkFlavor> flavorOfLinkerName(StringRef Name);
+
+/// Whether a linker command (the words after argv[0] included) is ld64's:
+/// the program is ld64 or ld64.lld, or Apple's `ld` with its -arch or
+/// platform options (GNU ld has none of them).
+bool looksLikeLd64(ArrayRef<std::string> Words);
+
+// --- CompilerDriver.cpp -------------------------------------------------
+
+/// The user's command translated into linker words.
+struct DriverView {
+  std::vector<std::string> Words;
+  std::vector<int> WordToken; // original token per word, -1 when ambiguous
+  std::string FuseLd;         // -fuse-ld=
+  std::string LdPath;         // --ld-path=
+  std::string Output = "a.out";
+  bool Shared = false, Static = false, StaticPie = false, NoPie = false,
+       Pie = false, NoStdLib = false, NoDefaultLibs = false,
+       NoStartFiles = false;
+  /// The driver targets Apple platforms (-target *-apple-*, -arch): it
+  /// runs ld64, whose words the driver flags below translate to.
+  bool Apple = false;
+  bool Bundle = false;
+  std::vector<std::string> Sources;
+};
+
+DriverView translateDriver(ArrayRef<std::string> Argv);
+
+// --- GnuOptions.cpp ------------------------------------------------------
+
+/// GNU ld's and lld's words (one dash or two) into LinkCommandLine.
+struct LinkerParser {
+  LinkCommandLine &L;
+  StringRef Cwd;
+  bool SawPie = false, SawNoPie = false, SawShared = false,
+       SawDynamicLinker = false;
+
+  Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
+              bool Written);
+  void addLibrary(StringRef Name, int Tok, bool Written);
+  void addSearchDir(StringRef D);
+  void zKeyword(StringRef K, StringRef Word);
+  void shortOptionSeen(char C, StringRef Val, StringRef Word, int Tok,
+                       bool Written);
+  void longOptionSeen(StringRef N, StringRef V, StringRef Word, int Tok,
+                      bool Written);
+  void finish(bool DriverStatic);
+};
+
+// --- Ld64Options.cpp -----------------------------------------------------
+
+/// ld64's and ld64.lld's words into LinkCommandLine.
+struct Ld64Parser {
+  LinkCommandLine &L;
+  StringRef Cwd;
+  bool SawDylib = false, SawBundle = false, SawStatic = false;
+
+  void add(LinkArg::Kind K, StringRef V, int Tok, bool Written);
+  void addSearchDir(std::vector<std::string> &Into, StringRef D);
+  Error readFileList(StringRef Arg, bool Written);
+  Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
+              bool Written);
+  /// -needed-lNAME, -weak-lNAME, ...: a library read as -lNAME is.
+  bool joinedLibrary(StringRef W, int Tok, bool Written);
+
+  /// A flag the model acts on; false when W is not one.
+  bool flagOption(StringRef W);
+
+  /// W and its value V; ValTok is V's word in LinkCommandLine::Argv.
+  Error valueOption(StringRef W, StringRef V, int ValTok, bool Written);
+  void finish();
+};
+
+// --- Subprocess.cpp ------------------------------------------------------
+
+/// Finds the linker command in `DRIVER -###` output.
+Expected<std::vector<std::string>> linkerLineFromDriver(StringRef Output,
+                                                        StringRef Driver);
+
+} // namespace aoti::audit::linker
+
+#endif
