@@ -38,11 +38,9 @@ Error Replay::readInput(unsigned I) {
     R.Problems.push_back({int(I), Cur.Missing});
     return Error::success();
   case LinkInput::Kind::Object:
-    if (Cur.Lazy && F == LinkFlavor::LLD)
-      return addLazyObject(I);
-    return loadObject(I, -1, {});
+    return Policy->readObject(*this, I);
   case LinkInput::Kind::SharedLibrary:
-    loadShared(I);
+    Policy->readSharedLibrary(*this, I);
     return Error::success();
   case LinkInput::Kind::Archive:
     if (whole(I)) {
@@ -55,14 +53,7 @@ Error Replay::readInput(unsigned I) {
         }
       return Error::success();
     }
-    if (F == LinkFlavor::GNU) {
-      auto Any = scanArchive(I);
-      return Any ? Error::success() : Any.takeError();
-    }
-    if (F == LinkFlavor::LD64 && L.ObjC)
-      if (Error E = loadObjCMembers(I))
-        return E;
-    return addLazyArchive(I);
+    return Policy->readArchive(*this, I);
   }
   return Error::success();
 }
@@ -210,58 +201,101 @@ bool Replay::neededNow(unsigned I) const {
   return false;
 }
 
-void Replay::loadShared(unsigned I) {
-  if (F == LinkFlavor::LD64) {
-    // A dylib's imports are dyld's business (two-level, by ordinal): for
-    // ld64 it only defines.
-    R.Read[I] = R.Needed[I] = true;
-    for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
-      if (!D.Defined || D.isLocal() || D.Name.empty())
-        continue;
-      LinkSymbol &S = R.Symbols[sym(D.Name)];
-      S.SharedDefs.push_back(int(I));
-      if (S.St == LinkSymbol::State::Undefined) {
-        S.St = LinkSymbol::State::Shared;
-        S.SharedDefiner = int(I);
-      } else if (S.St == LinkSymbol::State::Lazy && !D.isWeak()) {
-        // ld64.lld: a dylib's definition takes the name from an archive
-        // member nothing has loaded yet.
-        S.St = LinkSymbol::State::Shared;
-        S.SharedDefiner = int(I);
-      }
-    }
-    return;
+// --- the policies -----------------------------------------------------------
+
+std::unique_ptr<FlavorPolicy> policyFor(LinkFlavor F) {
+  switch (F) {
+  case LinkFlavor::GNU: return std::make_unique<GnuPolicy>();
+  case LinkFlavor::LLD: return std::make_unique<LldPolicy>();
+  case LinkFlavor::LD64: return std::make_unique<Ld64Policy>();
   }
-  bool AsNeeded = In[I].AsNeeded && !W.NoAsNeeded.count(I);
-  if (F == LinkFlavor::GNU && AsNeeded && !neededNow(I))
+  return std::make_unique<GnuPolicy>();
+}
+
+Error FlavorPolicy::beforeInputs(Replay &Rp) { return Error::success(); }
+
+Error FlavorPolicy::readObject(Replay &Rp, unsigned I) {
+  return Rp.loadObject(I, -1, {});
+}
+
+Error FlavorPolicy::endOfGroup(Replay &Rp, size_t Last) {
+  return Error::success();
+}
+
+Error FlavorPolicy::afterInputs(Replay &Rp) {
+  return Rp.addUndefinedOptions();
+}
+
+// GNU ld: -u names first, so the archives read next are scanned for them;
+// an archive is scanned once, when it is read, and a group's archives again
+// at its end; an --as-needed library nothing needs yet is dropped.
+
+Error GnuPolicy::beforeInputs(Replay &Rp) { return Rp.addUndefinedOptions(); }
+
+Error GnuPolicy::readArchive(Replay &Rp, unsigned I) {
+  auto Any = Rp.scanArchive(I);
+  return Any ? Error::success() : Any.takeError();
+}
+
+void GnuPolicy::readSharedLibrary(Replay &Rp, unsigned I) {
+  bool AsNeeded = Rp.In[I].AsNeeded && !Rp.W.NoAsNeeded.count(I);
+  if (AsNeeded && !Rp.neededNow(I))
     return; // dropped: its symbols never enter the table
-  R.Read[I] = true;
-  R.Needed[I] = F == LinkFlavor::GNU || !AsNeeded;
-  for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
-    if (D.isLocal() || D.Name.empty())
-      continue;
-    if (D.Defined) {
-      if (!isExportableDefinition(D))
-        continue;
-      LinkSymbol &S = R.Symbols[sym(D.Name)];
-      S.SharedDefs.push_back(int(I));
-      if (S.St == LinkSymbol::State::Undefined ||
-          S.St == LinkSymbol::State::Lazy) {
-        S.St = LinkSymbol::State::Shared;
-        S.SharedDefiner = int(I);
-      }
-      continue;
-    }
-    unsigned Idx = sym(D.Name);
-    SharedRefd.insert(Idx);
-    if (D.isWeak())
-      continue;
-    R.Symbols[Idx].StrongRefs.push_back({-1, int(I), false});
-    if (F == LinkFlavor::LLD &&
-        R.Symbols[Idx].St == LinkSymbol::State::Lazy)
-      if (Error E = extractLazy(Idx))
-        R.Notes.push_back(toString(std::move(E)));
-  }
+  Rp.addSharedLibrary(I, /*Needed=*/true);
+}
+
+Error GnuPolicy::endOfGroup(Replay &Rp, size_t Last) {
+  return Rp.rescanGroup(Last);
+}
+
+Error GnuPolicy::afterInputs(Replay &Rp) { return Error::success(); }
+
+// lld: archive members and --start-lib objects enter the table lazily; an
+// --as-needed library is read whole, and gets DT_NEEDED at the end if a
+// regular object refers to a name it defines.
+
+Error LldPolicy::readObject(Replay &Rp, unsigned I) {
+  if (Rp.In[I].Lazy)
+    return Rp.addLazyObject(I);
+  return FlavorPolicy::readObject(Rp, I);
+}
+
+Error LldPolicy::readArchive(Replay &Rp, unsigned I) {
+  return Rp.addLazyArchive(I);
+}
+
+void LldPolicy::readSharedLibrary(Replay &Rp, unsigned I) {
+  bool AsNeeded = Rp.In[I].AsNeeded && !Rp.W.NoAsNeeded.count(I);
+  Rp.addSharedLibrary(I, /*Needed=*/!AsNeeded);
+}
+
+Error LldPolicy::afterInputs(Replay &Rp) {
+  if (Error E = FlavorPolicy::afterInputs(Rp))
+    return E;
+  for (const LinkSymbol &S : Rp.R.Symbols)
+    if (S.St == LinkSymbol::State::Shared && S.hasRegularStrongRef())
+      Rp.R.Needed[S.SharedDefiner] = true;
+  return Error::success();
+}
+
+// ld64: lazy as lld, -ObjC members loaded whatever refers to them, dylibs
+// only define, and the entry point is a reference like -u.
+
+Error Ld64Policy::readArchive(Replay &Rp, unsigned I) {
+  if (Rp.L.ObjC)
+    if (Error E = Rp.loadObjCMembers(I))
+      return E;
+  return Rp.addLazyArchive(I);
+}
+
+void Ld64Policy::readSharedLibrary(Replay &Rp, unsigned I) { Rp.addDylib(I); }
+
+Error Ld64Policy::afterInputs(Replay &Rp) {
+  if (Error E = FlavorPolicy::afterInputs(Rp))
+    return E;
+  if (Rp.executableOutput())
+    return Rp.addUndefinedOption(Rp.entry(), /*Entry=*/true);
+  return Error::success();
 }
 
 } // namespace aoti::audit::linker

@@ -2,7 +2,7 @@
 //
 // ELF. The output's .dynsym gets, for a shared library, every global
 // definition; for an executable, what a shared library on the line refers
-// to or also defines, plus what the export options name (-E, 
+// to or also defines, plus what the export options name (-E,
 // --export-dynamic-symbol[-list], --dynamic-list[-data]). Hidden
 // visibility, version-script local: and --exclude-libs keep a name out.
 // A static executable has no dynamic symbol table at all.
@@ -19,6 +19,8 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
@@ -125,6 +127,87 @@ bool Replay::excludedLib(int Obj) const {
     if (X == "ALL" || X == Base)
       return true;
   return false;
+}
+
+// --- ELF ------------------------------------------------------------------
+
+void ElfPolicy::exports(Replay &Rp) {
+  const LinkCommandLine &L = Rp.L;
+  const LinkWhatIf &W = Rp.W;
+  const ExportLists &Lists = Rp.Lists;
+  const std::set<unsigned> &SharedRefd = Rp.SharedRefd;
+  LinkResult &R = Rp.R;
+  // Is there a dynamic symbol table at all?
+  R.OutputKind = L.OutputKind;
+  if (L.OutputKind == LinkOutputKind::SharedLibrary ||
+      L.OutputKind == LinkOutputKind::PIE) {
+    R.Dynamic = true;
+  } else if (!Rp.implicitInputsRead()) {
+    R.Dynamic = L.OutputKind != LinkOutputKind::StaticExecutable;
+  } else {
+    R.Dynamic = std::find(R.Needed.begin(), R.Needed.end(), true) !=
+                R.Needed.end();
+    R.OutputKind = R.Dynamic ? LinkOutputKind::Executable
+                             : LinkOutputKind::StaticExecutable;
+  }
+
+  bool Shared = L.OutputKind == LinkOutputKind::SharedLibrary;
+  bool ExportAll = L.ExportDynamic || W.ExportDynamic;
+  for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
+    LinkSymbol &S = R.Symbols[Idx];
+    if (S.St != LinkSymbol::State::Defined)
+      continue;
+    if (S.Visibility == SymbolVisibility::Hidden ||
+        S.Visibility == SymbolVisibility::Internal)
+      S.MadeLocal = LinkSymbol::Local::Visibility;
+    else if (std::any_of(Lists.VersionScripts.begin(),
+                         Lists.VersionScripts.end(),
+                         [&](const VersionScript &V) {
+                           return V.makesLocal(S.Name);
+                         }))
+      S.MadeLocal = LinkSymbol::Local::VersionScript;
+    else if (Rp.excludedLib(S.Definer))
+      S.MadeLocal = LinkSymbol::Local::ExcludeLibs;
+    if (!R.Dynamic || S.MadeLocal != LinkSymbol::Local::No)
+      continue;
+    using E = LinkSymbol::Export;
+    if (Shared)
+      S.Exported = E::SharedOutput;
+    else if (ExportAll)
+      S.Exported = E::ExportDynamic;
+    else if (Lists.ExportSymbols.matches(S.Name) ||
+             Rp.anyMatch(Lists.ExportSymbolLists, S.Name))
+      S.Exported = E::ExportSymbol;
+    else if (Rp.anyMatch(Lists.DynamicLists, S.Name) ||
+             (L.DynamicListData && S.Def->Type == SymbolType::Object))
+      S.Exported = E::DynamicList;
+    else if (SharedRefd.count(Idx))
+      S.Exported = E::ReferencedByShared;
+    else if (!S.SharedDefs.empty())
+      S.Exported = E::DefinedByShared;
+  }
+}
+
+// --- ld64 -----------------------------------------------------------------
+
+void Ld64Policy::exports(Replay &Rp) {
+  const LinkCommandLine &L = Rp.L;
+  LinkResult &R = Rp.R;
+  R.OutputKind = L.OutputKind;
+  R.Dynamic = L.OutputKind != LinkOutputKind::StaticExecutable;
+  bool Shared = L.OutputKind == LinkOutputKind::SharedLibrary;
+  for (LinkSymbol &S : R.Symbols) {
+    if (S.St != LinkSymbol::State::Defined)
+      continue;
+    if (S.Visibility == SymbolVisibility::Hidden ||
+        S.Visibility == SymbolVisibility::Internal)
+      S.MadeLocal = LinkSymbol::Local::Visibility;
+    else
+      S.MadeLocal = Rp.ld64Unexported(S.Name);
+    if (R.Dynamic && S.MadeLocal == LinkSymbol::Local::No)
+      S.Exported = Shared ? LinkSymbol::Export::SharedOutput
+                          : LinkSymbol::Export::AllGlobals;
+  }
 }
 
 } // namespace aoti::audit::linker

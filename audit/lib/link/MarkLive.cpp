@@ -59,7 +59,7 @@ const ObjectSections *Replay::sectionsOf(int Obj) {
   return &*Slot;
 }
 
-void Replay::collectGarbage(std::set<unsigned> &LiveUndefined) {
+void Replay::markLive(std::set<unsigned> &LiveUndefined) {
   std::vector<std::vector<char>> Live(R.Objects.size());
   std::vector<std::pair<int, uint32_t>> Work;
   auto Mark = [&](int Obj, uint32_t Sec) {
@@ -97,29 +97,7 @@ void Replay::collectGarbage(std::set<unsigned> &LiveUndefined) {
       if (OS->Sections[S].Root)
         Mark(O, S);
   }
-  if (F == LinkFlavor::LD64) {
-    // ld64: the export list's names are roots; every exported global is
-    // one only for a dylib or bundle, or with -export_dynamic.
-    if (executableOutput())
-      MarkSymbol(entry());
-    bool ExternsAreRoots =
-        !executableOutput() || L.ExportDynamic || W.ExportDynamic;
-    for (const LinkSymbol &S : R.Symbols)
-      if (S.St == LinkSymbol::State::Defined &&
-          (S.UndefinedOption ||
-           (Lists.HasExportList && Lists.Exported.matches(S.Name)) ||
-           (ExternsAreRoots && S.Exported != LinkSymbol::Export::No)))
-        MarkSymbol(S.Name);
-  } else {
-    MarkSymbol(entry());
-    if (!implicitInputsRead())
-      MarkSymbol("main");
-    for (const LinkSymbol &S : R.Symbols)
-      if (S.St == LinkSymbol::State::Defined &&
-          ((R.Dynamic && S.Exported != LinkSymbol::Export::No) ||
-           S.UndefinedOption))
-        MarkSymbol(S.Name);
-  }
+  Policy->liveRoots(*this, MarkSymbol);
 
   while (!Work.empty()) {
     auto [Obj, Sec] = Work.back();
@@ -154,6 +132,42 @@ void Replay::collectGarbage(std::set<unsigned> &LiveUndefined) {
     bool Inert = Sec < OS->Sections.size() && OS->Sections[Sec].Inert;
     S.Live = Inert || (Sec < V.size() && V[Sec]);
   }
+}
+
+// --- the roots --------------------------------------------------------------
+
+/// ELF: the entry point (main too when the driver's crt files, which refer
+/// to it, were not read), the names the output exports and -u names.
+void ElfPolicy::liveRoots(Replay &Rp,
+                          function_ref<void(StringRef)> MarkSymbol) {
+  MarkSymbol(Rp.entry());
+  if (!Rp.implicitInputsRead())
+    MarkSymbol("main");
+  for (const LinkSymbol &S : Rp.R.Symbols)
+    if (S.St == LinkSymbol::State::Defined &&
+        ((Rp.R.Dynamic && S.Exported != LinkSymbol::Export::No) ||
+         S.UndefinedOption))
+      MarkSymbol(S.Name);
+}
+
+void Ld64Policy::liveRoots(Replay &Rp,
+                           function_ref<void(StringRef)> MarkSymbol) {
+  const LinkCommandLine &L = Rp.L;
+  const LinkWhatIf &W = Rp.W;
+  const ExportLists &Lists = Rp.Lists;
+  LinkResult &R = Rp.R;
+  // ld64: the export list's names are roots; every exported global is
+  // one only for a dylib or bundle, or with -export_dynamic.
+  if (Rp.executableOutput())
+    MarkSymbol(Rp.entry());
+  bool ExternsAreRoots =
+      !Rp.executableOutput() || L.ExportDynamic || W.ExportDynamic;
+  for (const LinkSymbol &S : R.Symbols)
+    if (S.St == LinkSymbol::State::Defined &&
+        (S.UndefinedOption ||
+         (Lists.HasExportList && Lists.Exported.matches(S.Name)) ||
+         (ExternsAreRoots && S.Exported != LinkSymbol::Export::No)))
+      MarkSymbol(S.Name);
 }
 
 } // namespace aoti::audit::linker

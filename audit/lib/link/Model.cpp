@@ -13,8 +13,6 @@
 //===----------------------------------------------------------------------===//
 #include "Replay.h"
 
-#include "llvm/ADT/StringSet.h"
-
 #include <algorithm>
 
 using namespace llvm;
@@ -94,28 +92,28 @@ Expected<LinkResult> Replay::run() {
   for (size_t I = 0; I < In.size(); ++I)
     Taken[I].assign(In[I].Ar ? In[I].Ar->members().size() : 1, 0);
 
-  if (F == LinkFlavor::GNU)
-    for (const std::string &U : L.Undefined)
-      if (Error E = addUndefinedOption(U))
-        return E;
+  // Symbol resolution and archive extraction, input by input.
+  if (Error E = Policy->beforeInputs(*this))
+    return E;
   for (size_t I = 0; I < In.size(); ++I) {
     if (Error E = readInput(unsigned(I)))
       return E;
     const LinkInput &Cur = In[I];
     bool GroupEnds = Cur.Group >= 0 &&
                      (I + 1 == In.size() || In[I + 1].Group != Cur.Group);
-    if (F == LinkFlavor::GNU && GroupEnds)
-      if (Error E = rescanGroup(I))
+    if (GroupEnds)
+      if (Error E = Policy->endOfGroup(*this, I))
         return E;
   }
-  if (F != LinkFlavor::GNU)
-    for (const std::string &U : L.Undefined)
-      if (Error E = addUndefinedOption(U))
-        return E;
-  if (F == LinkFlavor::LD64 && executableOutput())
-    if (Error E = addUndefinedOption(entry(), /*Entry=*/true))
-      return E;
-  finish();
+  if (Error E = Policy->afterInputs(*this))
+    return E;
+
+  // After the last input: exports, the mark-live pass, the errors.
+  Policy->exports(*this);
+  std::set<unsigned> LiveUndefined;
+  if (L.GcSections)
+    markLive(LiveUndefined);
+  Policy->reportUndefined(*this, LiveUndefined);
   return std::move(R);
 }
 
@@ -131,171 +129,7 @@ bool Replay::executableOutput() const {
 std::string Replay::entry() const {
   if (!L.Entry.empty())
     return L.Entry;
-  return F == LinkFlavor::LD64 ? "_main" : "_start";
-}
-
-void Replay::finishLd64() {
-  R.OutputKind = L.OutputKind;
-  R.Dynamic = L.OutputKind != LinkOutputKind::StaticExecutable;
-  bool Shared = L.OutputKind == LinkOutputKind::SharedLibrary;
-  for (LinkSymbol &S : R.Symbols) {
-    if (S.St != LinkSymbol::State::Defined)
-      continue;
-    if (S.Visibility == SymbolVisibility::Hidden ||
-        S.Visibility == SymbolVisibility::Internal)
-      S.MadeLocal = LinkSymbol::Local::Visibility;
-    else
-      S.MadeLocal = ld64Unexported(S.Name);
-    if (R.Dynamic && S.MadeLocal == LinkSymbol::Local::No)
-      S.Exported = Shared ? LinkSymbol::Export::SharedOutput
-                          : LinkSymbol::Export::AllGlobals;
-  }
-  std::set<unsigned> LiveUndefined;
-  if (L.GcSections)
-    collectGarbage(LiveUndefined);
-  if (L.UndefinedTreatment != "error" || !implicitInputsRead())
-    return;
-  StringSet<> Allowed;
-  for (const std::string &N : L.AllowedUndefined)
-    Allowed.insert(N);
-  for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
-    const LinkSymbol &S = R.Symbols[Idx];
-    if (S.St != LinkSymbol::State::Undefined &&
-        S.St != LinkSymbol::State::Lazy)
-      continue;
-    if (isLd64Defined(S.Name) || Allowed.contains(S.Name))
-      continue;
-    if (L.GcSections && !LiveUndefined.count(Idx) &&
-        !(executableOutput() && S.Name == entry()))
-      continue;
-    bool Reported = false;
-    for (const SymbolRef &Ref : S.StrongRefs) {
-      if (Ref.Object >= 0 || Ref.Option) {
-        R.Undefined.push_back({S.Name, Ref.Object, -1,
-                               Ref.Object < 0 /*-u or the entry point*/});
-        Reported = true;
-        break;
-      }
-    }
-    // Unlike ELF, a weak reference (weak_import) must be defined somewhere
-    // on the line too: only dyld lets it bind to null.
-    if (!Reported && !S.WeakRefs.empty())
-      R.Undefined.push_back({S.Name, S.WeakRefs.front(), -1, false});
-  }
-}
-
-void Replay::finish() {
-  if (F == LinkFlavor::LD64)
-    return finishLd64();
-  // lld decides DT_NEEDED of an --as-needed library at the end.
-  if (F == LinkFlavor::LLD)
-    for (const LinkSymbol &S : R.Symbols)
-      if (S.St == LinkSymbol::State::Shared && S.hasRegularStrongRef())
-        R.Needed[S.SharedDefiner] = true;
-
-  // Is there a dynamic symbol table at all?
-  R.OutputKind = L.OutputKind;
-  if (L.OutputKind == LinkOutputKind::SharedLibrary ||
-      L.OutputKind == LinkOutputKind::PIE) {
-    R.Dynamic = true;
-  } else if (!implicitInputsRead()) {
-    R.Dynamic = L.OutputKind != LinkOutputKind::StaticExecutable;
-  } else {
-    R.Dynamic = std::find(R.Needed.begin(), R.Needed.end(), true) !=
-                R.Needed.end();
-    R.OutputKind = R.Dynamic ? LinkOutputKind::Executable
-                             : LinkOutputKind::StaticExecutable;
-  }
-
-  bool Shared = L.OutputKind == LinkOutputKind::SharedLibrary;
-  bool ExportAll = L.ExportDynamic || W.ExportDynamic;
-  for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
-    LinkSymbol &S = R.Symbols[Idx];
-    if (S.St != LinkSymbol::State::Defined)
-      continue;
-    if (S.Visibility == SymbolVisibility::Hidden ||
-        S.Visibility == SymbolVisibility::Internal)
-      S.MadeLocal = LinkSymbol::Local::Visibility;
-    else if (std::any_of(Lists.VersionScripts.begin(),
-                         Lists.VersionScripts.end(),
-                         [&](const VersionScript &V) {
-                           return V.makesLocal(S.Name);
-                         }))
-      S.MadeLocal = LinkSymbol::Local::VersionScript;
-    else if (excludedLib(S.Definer))
-      S.MadeLocal = LinkSymbol::Local::ExcludeLibs;
-    if (!R.Dynamic || S.MadeLocal != LinkSymbol::Local::No)
-      continue;
-    using E = LinkSymbol::Export;
-    if (Shared)
-      S.Exported = E::SharedOutput;
-    else if (ExportAll)
-      S.Exported = E::ExportDynamic;
-    else if (Lists.ExportSymbols.matches(S.Name) ||
-             anyMatch(Lists.ExportSymbolLists, S.Name))
-      S.Exported = E::ExportSymbol;
-    else if (anyMatch(Lists.DynamicLists, S.Name) ||
-             (L.DynamicListData && S.Def->Type == SymbolType::Object))
-      S.Exported = E::DynamicList;
-    else if (SharedRefd.count(Idx))
-      S.Exported = E::ReferencedByShared;
-    else if (!S.SharedDefs.empty())
-      S.Exported = E::DefinedByShared;
-  }
-
-  std::set<unsigned> LiveUndefined;
-  bool AllRefsLive = !L.GcSections;
-  if (L.GcSections)
-    collectGarbage(LiveUndefined);
-
-  // Undefined references from regular objects.
-  if (implicitInputsRead()) {
-    for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
-      const LinkSymbol &S = R.Symbols[Idx];
-      if (S.St != LinkSymbol::State::Undefined &&
-          S.St != LinkSymbol::State::Lazy)
-        continue;
-      if (isLinkerDefined(S.Name))
-        continue;
-      if (!AllRefsLive && !LiveUndefined.count(Idx))
-        continue;
-      if (Shared && !L.NoUndefined)
-        continue;
-      for (const SymbolRef &Ref : S.StrongRefs)
-        if (Ref.Object >= 0) {
-          R.Undefined.push_back({S.Name, Ref.Object, -1, false});
-          break;
-        }
-    }
-  }
-  for (const std::string &N : L.RequireDefined) {
-    const LinkSymbol *S = R.find(N);
-    if (!S || (S->St != LinkSymbol::State::Defined &&
-               S->St != LinkSymbol::State::Shared))
-      R.Undefined.push_back({N, -1, -1, true});
-  }
-  // --no-allow-shlib-undefined, the default for executables: checked for
-  // a library whose own DT_NEEDED are all on the line (lld's rule; GNU ld
-  // searches further, which this does not model).
-  if (!Shared && L.AllowShlibUndefined != true) {
-    for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
-      const LinkSymbol &S = R.Symbols[Idx];
-      if (S.St != LinkSymbol::State::Undefined &&
-          S.St != LinkSymbol::State::Lazy)
-        continue;
-      if (isLinkerDefined(S.Name))
-        continue;
-      // A library --as-needed dropped still resolves other libraries'
-      // references: the linker reads it as their DT_NEEDED.
-      if (definedByAnySharedInput(S.Name))
-        continue;
-      for (const SymbolRef &Ref : S.StrongRefs)
-        if (Ref.SharedInput >= 0 && allNeededOnLine(Ref.SharedInput)) {
-          R.Undefined.push_back({S.Name, -1, Ref.SharedInput, false});
-          break;
-        }
-    }
-  }
+  return Policy->defaultEntry().str();
 }
 
 } // namespace linker

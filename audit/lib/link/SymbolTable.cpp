@@ -160,12 +160,12 @@ Error Replay::reference(int Obj, const Symbol &U) {
   if (U.isWeak()) {
     S.WeakRefs.push_back(Obj);
     // ld64 loads an archive member for a weak reference too.
-    if (F == LinkFlavor::LD64 && S.St == LinkSymbol::State::Lazy)
+    if (Policy->weakReferenceExtracts() && S.St == LinkSymbol::State::Lazy)
       return extractLazy(Idx);
     return Error::success();
   }
   S.StrongRefs.push_back({Obj, -1, false});
-  if (F != LinkFlavor::GNU && S.St == LinkSymbol::State::Lazy)
+  if (S.St == LinkSymbol::State::Lazy)
     return extractLazy(Idx);
   return Error::success();
 }
@@ -186,7 +186,8 @@ Error Replay::addLazy(StringRef Name, unsigned I, int M) {
     return Error::success();
   S.LazyInput = int(I);
   S.LazyMember = M;
-  if (S.hasStrongRef() || (F == LinkFlavor::LD64 && !S.WeakRefs.empty()))
+  if (S.hasStrongRef() ||
+      (Policy->weakReferenceExtracts() && !S.WeakRefs.empty()))
     return loadObject(I, M, whyFrom(S));
   S.St = LinkSymbol::State::Lazy;
   return Error::success();
@@ -197,9 +198,68 @@ Error Replay::addUndefinedOption(StringRef Name, bool Entry) {
   LinkSymbol &S = R.Symbols[Idx];
   S.UndefinedOption |= !Entry;
   S.StrongRefs.push_back({-1, -1, true});
-  if (F != LinkFlavor::GNU && S.St == LinkSymbol::State::Lazy)
+  if (S.St == LinkSymbol::State::Lazy)
     return extractLazy(Idx);
   return Error::success();
+}
+
+Error Replay::addUndefinedOptions() {
+  for (const std::string &U : L.Undefined)
+    if (Error E = addUndefinedOption(U))
+      return E;
+  return Error::success();
+}
+
+// --- shared libraries -------------------------------------------------------
+
+void Replay::addSharedLibrary(unsigned I, bool Needed) {
+  R.Read[I] = true;
+  R.Needed[I] = Needed;
+  for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
+    if (D.isLocal() || D.Name.empty())
+      continue;
+    if (D.Defined) {
+      if (!isExportableDefinition(D))
+        continue;
+      LinkSymbol &S = R.Symbols[sym(D.Name)];
+      S.SharedDefs.push_back(int(I));
+      if (S.St == LinkSymbol::State::Undefined ||
+          S.St == LinkSymbol::State::Lazy) {
+        S.St = LinkSymbol::State::Shared;
+        S.SharedDefiner = int(I);
+      }
+      continue;
+    }
+    unsigned Idx = sym(D.Name);
+    SharedRefd.insert(Idx);
+    if (D.isWeak())
+      continue;
+    R.Symbols[Idx].StrongRefs.push_back({-1, int(I), false});
+    if (R.Symbols[Idx].St == LinkSymbol::State::Lazy)
+      if (Error E = extractLazy(Idx))
+        R.Notes.push_back(toString(std::move(E)));
+  }
+}
+
+void Replay::addDylib(unsigned I) {
+  // A dylib's imports are dyld's business (two-level, by ordinal): for
+  // ld64 it only defines.
+  R.Read[I] = R.Needed[I] = true;
+  for (const Symbol &D : In[I].Bin->dynamicSymbols()) {
+    if (!D.Defined || D.isLocal() || D.Name.empty())
+      continue;
+    LinkSymbol &S = R.Symbols[sym(D.Name)];
+    S.SharedDefs.push_back(int(I));
+    if (S.St == LinkSymbol::State::Undefined) {
+      S.St = LinkSymbol::State::Shared;
+      S.SharedDefiner = int(I);
+    } else if (S.St == LinkSymbol::State::Lazy && !D.isWeak()) {
+      // ld64.lld: a dylib's definition takes the name from an archive
+      // member nothing has loaded yet.
+      S.St = LinkSymbol::State::Shared;
+      S.SharedDefiner = int(I);
+    }
+  }
 }
 
 } // namespace aoti::audit::linker

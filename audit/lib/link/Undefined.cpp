@@ -76,4 +76,98 @@ bool Replay::allNeededOnLine(int Lib) {
   return It->second;
 }
 
+// --- ELF ------------------------------------------------------------------
+
+void ElfPolicy::reportUndefined(Replay &Rp,
+                                const std::set<unsigned> &LiveUndefined) {
+  const LinkCommandLine &L = Rp.L;
+  LinkResult &R = Rp.R;
+  bool Shared = L.OutputKind == LinkOutputKind::SharedLibrary;
+  // Undefined references from regular objects.
+  if (Rp.implicitInputsRead()) {
+    for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
+      const LinkSymbol &S = R.Symbols[Idx];
+      if (S.St != LinkSymbol::State::Undefined &&
+          S.St != LinkSymbol::State::Lazy)
+        continue;
+      if (isLinkerDefined(S.Name))
+        continue;
+      if (L.GcSections && !LiveUndefined.count(Idx))
+        continue;
+      if (Shared && !L.NoUndefined)
+        continue;
+      for (const SymbolRef &Ref : S.StrongRefs)
+        if (Ref.Object >= 0) {
+          R.Undefined.push_back({S.Name, Ref.Object, -1, false});
+          break;
+        }
+    }
+  }
+  for (const std::string &N : L.RequireDefined) {
+    const LinkSymbol *S = R.find(N);
+    if (!S || (S->St != LinkSymbol::State::Defined &&
+               S->St != LinkSymbol::State::Shared))
+      R.Undefined.push_back({N, -1, -1, true});
+  }
+  // --no-allow-shlib-undefined, the default for executables: checked for
+  // a library whose own DT_NEEDED are all on the line (lld's rule; GNU ld
+  // searches further, which this does not model).
+  if (!Shared && L.AllowShlibUndefined != true) {
+    for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
+      const LinkSymbol &S = R.Symbols[Idx];
+      if (S.St != LinkSymbol::State::Undefined &&
+          S.St != LinkSymbol::State::Lazy)
+        continue;
+      if (isLinkerDefined(S.Name))
+        continue;
+      // A library --as-needed dropped still resolves other libraries'
+      // references: the linker reads it as their DT_NEEDED.
+      if (Rp.definedByAnySharedInput(S.Name))
+        continue;
+      for (const SymbolRef &Ref : S.StrongRefs)
+        if (Ref.SharedInput >= 0 && Rp.allNeededOnLine(Ref.SharedInput)) {
+          R.Undefined.push_back({S.Name, -1, Ref.SharedInput, false});
+          break;
+        }
+    }
+  }
+}
+
+// --- ld64 -----------------------------------------------------------------
+
+void Ld64Policy::reportUndefined(Replay &Rp,
+                                 const std::set<unsigned> &LiveUndefined) {
+  const LinkCommandLine &L = Rp.L;
+  LinkResult &R = Rp.R;
+  if (L.UndefinedTreatment != "error" || !Rp.implicitInputsRead())
+    return;
+  StringSet<> Allowed;
+  for (const std::string &N : L.AllowedUndefined)
+    Allowed.insert(N);
+  for (unsigned Idx = 0; Idx < R.Symbols.size(); ++Idx) {
+    const LinkSymbol &S = R.Symbols[Idx];
+    if (S.St != LinkSymbol::State::Undefined &&
+        S.St != LinkSymbol::State::Lazy)
+      continue;
+    if (isLd64Defined(S.Name) || Allowed.contains(S.Name))
+      continue;
+    if (L.GcSections && !LiveUndefined.count(Idx) &&
+        !(Rp.executableOutput() && S.Name == Rp.entry()))
+      continue;
+    bool Reported = false;
+    for (const SymbolRef &Ref : S.StrongRefs) {
+      if (Ref.Object >= 0 || Ref.Option) {
+        R.Undefined.push_back({S.Name, Ref.Object, -1,
+                               Ref.Object < 0 /*-u or the entry point*/});
+        Reported = true;
+        break;
+      }
+    }
+    // Unlike ELF, a weak reference (weak_import) must be defined somewhere
+    // on the line too: only dyld lets it bind to null.
+    if (!Reported && !S.WeakRefs.empty())
+      R.Undefined.push_back({S.Name, S.WeakRefs.front(), -1, false});
+  }
+}
+
 } // namespace aoti::audit::linker
