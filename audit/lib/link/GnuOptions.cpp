@@ -1,11 +1,18 @@
 //===- link/GnuOptions.cpp - GNU ld's and lld's options -----------------===//
 //
 // The linker layer for ELF: the words GNU ld, gold, lld and mold accept (the
-// same spellings; long options with one dash or two, values joined with
-// `=` or in the next word, single letters with values joined or next) read
-// into LinkCommandLine. Options the model does not read are recorded as
-// ignored, or stepped over when they have no bearing on which symbols are
-// linked in or exported.
+// same spellings) read into LinkCommandLine. One table holds every long
+// option the model knows, each name once, with its arity and what it does;
+// one more holds the single letters.
+//
+// A word is read as lld's and GNU ld's getopt read it: `-(` and `-)` are
+// groups; a word without a dash is a file; `--NAME` or `-NAME` is looked up
+// in the long table (a value joined with `=` or, for a Value option, in the
+// next word); a one-dash word that is not a long name is a letter with its
+// value joined or in the next word (`-lfoo`, `-L dir`). Options the table
+// marks Harmless are stepped over (they have no bearing on which symbols
+// are linked in or exported) only where no letter reads them first; any
+// other word with a dash is recorded as ignored and takes no value.
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
@@ -13,139 +20,314 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <set>
-
 using namespace llvm;
 
 namespace aoti::audit::linker {
 
 namespace {
 
-enum class Arity { Flag, Value, EqOnly };
+using K = LinkArg::Kind;
 
-struct LinkerOption {
+/// One reading of an option: its value and where it was written.
+struct Seen {
+  StringRef Name;  // the long name, or the letter
+  StringRef Value; // empty for a flag
+  StringRef Word;  // the word as written
+  int Tok;
+  bool Written;
+};
+
+using Action = void (*)(LinkerParser &P, const Seen &S);
+
+enum class Arity : uint8_t {
+  Flag,     // --NAME; --NAME=VALUE is not this option (ignored)
+  Value,    // --NAME VALUE or --NAME=VALUE
+  EqOnly,   // --NAME or --NAME=VALUE, never the next word
+  Harmless, // no bearing on symbols: stepped over (a value only joined)
+};
+
+struct GnuOption {
   const char *Name;
   Arity A;
+  Action Act; // null: read, but nothing the model uses
 };
 
-// Long options the model reads or must step over correctly. Everything else
-// that starts with '-' is recorded as ignored and takes no value.
-const LinkerOption LongOptions[] = {
-    {"whole-archive", Arity::Flag},
-    {"no-whole-archive", Arity::Flag},
-    {"start-group", Arity::Flag},
-    {"end-group", Arity::Flag},
-    {"start-lib", Arity::Flag},
-    {"end-lib", Arity::Flag},
-    {"Bstatic", Arity::Flag},
-    {"Bdynamic", Arity::Flag},
-    {"dn", Arity::Flag},
-    {"dy", Arity::Flag},
-    {"non_shared", Arity::Flag},
-    {"call_shared", Arity::Flag},
-    {"static", Arity::Flag},
-    {"as-needed", Arity::Flag},
-    {"no-as-needed", Arity::Flag},
-    {"push-state", Arity::Flag},
-    {"pop-state", Arity::Flag},
-    {"export-dynamic", Arity::Flag},
-    {"no-export-dynamic", Arity::Flag},
-    {"gc-sections", Arity::Flag},
-    {"no-gc-sections", Arity::Flag},
-    {"shared", Arity::Flag},
-    {"Bshareable", Arity::Flag},
-    {"pie", Arity::Flag},
-    {"pic-executable", Arity::Flag},
-    {"no-pie", Arity::Flag},
-    {"no-dynamic-linker", Arity::Flag},
-    {"allow-multiple-definition", Arity::Flag},
-    {"no-undefined", Arity::Flag},
-    {"allow-shlib-undefined", Arity::Flag},
-    {"no-allow-shlib-undefined", Arity::Flag},
-    {"dynamic-list-data", Arity::Flag},
-    {"relocatable", Arity::Flag},
-    {"undefined", Arity::Value},
-    {"require-defined", Arity::Value},
-    {"library", Arity::Value},
-    {"library-path", Arity::Value},
-    {"output", Arity::Value},
-    {"entry", Arity::Value},
-    {"export-dynamic-symbol", Arity::Value},
-    {"export-dynamic-symbol-list", Arity::Value},
-    {"dynamic-list", Arity::Value},
-    {"version-script", Arity::Value},
-    {"exclude-libs", Arity::Value},
-    {"sysroot", Arity::Value},
-    {"script", Arity::Value},
-    {"soname", Arity::Value},
-    {"rpath", Arity::Value},
-    {"rpath-link", Arity::Value},
-    {"dynamic-linker", Arity::Value},
-    {"plugin", Arity::Value},
-    {"Map", Arity::Value},
-    {"trace-symbol", Arity::Value},
-    {"wrap", Arity::Value},
-    {"defsym", Arity::Value},
-    {"auxiliary", Arity::Value},
-    {"filter", Arity::Value},
-    {"retain-symbols-file", Arity::Value},
-    {"version-exports-section", Arity::Value},
-    {"just-symbols", Arity::Value},
-    {"why-extract", Arity::EqOnly},
-    {"build-id", Arity::EqOnly},
-    {"hash-style", Arity::Value},
-    {"plugin-opt", Arity::EqOnly},
-    {"fuse-ld", Arity::EqOnly},
-    {"image-base", Arity::Value},
-    {"Ttext", Arity::Value},
-    {"Tdata", Arity::Value},
-    {"Tbss", Arity::Value},
+template <K Kind> void push(LinkerParser &P, const Seen &S) {
+  P.L.Args.push_back({Kind, "", S.Tok, S.Written});
+}
+
+void library(LinkerParser &P, const Seen &S) {
+  P.addLibrary(S.Value, S.Tok, S.Written);
+}
+void searchDir(LinkerParser &P, const Seen &S) { P.addSearchDir(S.Value); }
+void undefined(LinkerParser &P, const Seen &S) {
+  P.L.Undefined.push_back(S.Value.str());
+}
+void output(LinkerParser &P, const Seen &S) { P.L.Output = S.Value.str(); }
+void entry(LinkerParser &P, const Seen &S) { P.L.Entry = S.Value.str(); }
+void exportDynamic(LinkerParser &P, const Seen &) { P.L.ExportDynamic = true; }
+void dynamicLinker(LinkerParser &P, const Seen &) {
+  P.SawDynamicLinker = true;
+}
+void relocatable(LinkerParser &P, const Seen &) {
+  P.L.Approximations.push_back("-r (relocatable output) is not modelled");
+}
+void script(LinkerParser &P, const Seen &S) {
+  P.L.Ignored.push_back(("-T " + S.Value).str());
+  P.L.Approximations.push_back(
+      ("linker script " + S.Value +
+       " is not read: its SECTIONS, KEEP and symbol assignments are not "
+       "modelled")
+          .str());
+}
+/// --wrap, --defsym, ...: they change symbol resolution in ways not replayed.
+void notModelled(LinkerParser &P, const Seen &S) {
+  P.L.Ignored.push_back(S.Word.str() +
+                        (S.Word.contains('=') ? "" : " " + S.Value.str()));
+  P.L.Approximations.push_back(
+      formatv("--{0} is not modelled: symbol resolution may differ", S.Name)
+          .str());
+}
+void zKeyword(LinkerParser &P, const Seen &S) {
+  if (S.Value == "defs")
+    P.L.NoUndefined = true;
+  else if (S.Value == "undefs")
+    P.L.NoUndefined = false;
+  else if (S.Value == "muldefs")
+    P.L.AllowMultipleDefinition = true;
+  else
+    P.L.Ignored.push_back(("-z " + S.Value).str());
+}
+void excludeLibs(LinkerParser &P, const Seen &S) {
+  SmallVector<StringRef, 4> Parts;
+  S.Value.split(Parts, ',');
+  for (StringRef Part : Parts) {
+    SmallVector<StringRef, 4> Sub;
+    Part.split(Sub, ':');
+    for (StringRef X : Sub)
+      if (!X.empty())
+        P.L.ExcludeLibs.push_back(X.str());
+  }
+}
+
+constexpr Arity Flag = Arity::Flag, Value = Arity::Value,
+                EqOnly = Arity::EqOnly, Harmless = Arity::Harmless;
+
+// Every long option the model reads or must step over correctly.
+const GnuOption LongOptions[] = {
+    // The state inputs are read in.
+    {"whole-archive", Flag, push<K::WholeArchiveOn>},
+    {"no-whole-archive", Flag, push<K::WholeArchiveOff>},
+    {"start-group", Flag, push<K::GroupStart>},
+    {"end-group", Flag, push<K::GroupEnd>},
+    {"start-lib", Flag, push<K::LibStart>},
+    {"end-lib", Flag, push<K::LibEnd>},
+    {"Bstatic", Flag, push<K::StaticOn>},
+    {"dn", Flag, push<K::StaticOn>},
+    {"non_shared", Flag, push<K::StaticOn>},
+    {"static", Flag, push<K::StaticOn>},
+    {"Bdynamic", Flag, push<K::StaticOff>},
+    {"dy", Flag, push<K::StaticOff>},
+    {"call_shared", Flag, push<K::StaticOff>},
+    {"as-needed", Flag, push<K::AsNeededOn>},
+    {"no-as-needed", Flag, push<K::AsNeededOff>},
+    {"push-state", Flag, push<K::PushState>},
+    {"pop-state", Flag, push<K::PopState>},
+    {"library", Value, library},
+    {"library-path", Value, searchDir},
+    {"sysroot", Value, [](LinkerParser &P, const Seen &S) {
+       P.L.Sysroot = S.Value.str();
+     }},
+    // The output.
+    {"output", Value, output},
+    {"shared", Flag, [](LinkerParser &P, const Seen &) { P.SawShared = true; }},
+    {"Bshareable", Flag,
+     [](LinkerParser &P, const Seen &) { P.SawShared = true; }},
+    {"pie", Flag, [](LinkerParser &P, const Seen &) { P.SawPie = true; }},
+    {"pic-executable", Flag,
+     [](LinkerParser &P, const Seen &) { P.SawPie = true; }},
+    {"no-pie", Flag, [](LinkerParser &P, const Seen &) { P.SawNoPie = true; }},
+    {"no-dynamic-linker", Flag, nullptr},
+    {"dynamic-linker", Value, dynamicLinker},
+    {"relocatable", Flag, relocatable},
+    // What decides extraction.
+    {"undefined", Value, undefined},
+    {"require-defined", Value, [](LinkerParser &P, const Seen &S) {
+       P.L.Undefined.push_back(S.Value.str());
+       P.L.RequireDefined.push_back(S.Value.str());
+     }},
+    {"entry", Value, entry},
+    {"gc-sections", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.GcSections = true; }},
+    {"no-gc-sections", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.GcSections = false; }},
+    // What decides exports.
+    {"export-dynamic", Flag, exportDynamic},
+    {"no-export-dynamic", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.ExportDynamic = false; }},
+    {"export-dynamic-symbol", Value, [](LinkerParser &P, const Seen &S) {
+       P.L.ExportDynamicSymbols.push_back(S.Value.str());
+     }},
+    {"export-dynamic-symbol-list", Value, [](LinkerParser &P, const Seen &S) {
+       P.L.ExportDynamicSymbolLists.push_back(absolute(P.Cwd, S.Value));
+     }},
+    {"dynamic-list", Value, [](LinkerParser &P, const Seen &S) {
+       P.L.DynamicLists.push_back(absolute(P.Cwd, S.Value));
+     }},
+    {"dynamic-list-data", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.DynamicListData = true; }},
+    {"version-script", Value, [](LinkerParser &P, const Seen &S) {
+       P.L.VersionScripts.push_back(absolute(P.Cwd, S.Value));
+     }},
+    {"exclude-libs", Value, excludeLibs},
+    // What decides errors.
+    {"allow-multiple-definition", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.AllowMultipleDefinition = true; }},
+    {"no-undefined", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.NoUndefined = true; }},
+    {"allow-shlib-undefined", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.AllowShlibUndefined = true; }},
+    {"no-allow-shlib-undefined", Flag,
+     [](LinkerParser &P, const Seen &) { P.L.AllowShlibUndefined = false; }},
+    // Not modelled: noted as approximations.
+    {"script", Value, script},
+    {"wrap", Value, notModelled},
+    {"defsym", Value, notModelled},
+    {"just-symbols", Value, notModelled},
+    {"retain-symbols-file", Value, notModelled},
+    // Values to step over, no bearing on what is linked in.
+    {"soname", Value, nullptr},
+    {"rpath", Value, nullptr},
+    {"rpath-link", Value, nullptr},
+    {"plugin", Value, nullptr},
+    {"Map", Value, nullptr},
+    {"trace-symbol", Value, nullptr},
+    {"auxiliary", Value, nullptr},
+    {"filter", Value, nullptr},
+    {"version-exports-section", Value, nullptr},
+    {"why-extract", EqOnly, nullptr},
+    {"build-id", EqOnly, nullptr},
+    {"hash-style", Value, nullptr},
+    {"plugin-opt", EqOnly, nullptr},
+    {"fuse-ld", EqOnly, nullptr},
+    {"image-base", Value, nullptr},
+    {"Ttext", Value, nullptr},
+    {"Tdata", Value, nullptr},
+    {"Tbss", Value, nullptr},
+    // Harmless: no bearing on which symbols are linked in or exported.
+    {"eh-frame-hdr", Harmless, nullptr},
+    {"no-eh-frame-hdr", Harmless, nullptr},
+    {"fatal-warnings", Harmless, nullptr},
+    {"no-fatal-warnings", Harmless, nullptr},
+    {"warn-common", Harmless, nullptr},
+    {"color-diagnostics", Harmless, nullptr},
+    {"threads", Harmless, nullptr},
+    {"icf", Harmless, nullptr},
+    {"discard-all", Harmless, nullptr},
+    {"discard-locals", Harmless, nullptr},
+    {"strip-all", Harmless, nullptr},
+    {"strip-debug", Harmless, nullptr},
+    {"print-gc-sections", Harmless, nullptr},
+    {"print-map", Harmless, nullptr},
+    {"cref", Harmless, nullptr},
+    {"stats", Harmless, nullptr},
+    {"enable-new-dtags", Harmless, nullptr},
+    {"disable-new-dtags", Harmless, nullptr},
+    {"warn-backrefs", Harmless, nullptr},
+    {"error-limit", Harmless, nullptr},
+    {"demangle", Harmless, nullptr},
+    {"no-demangle", Harmless, nullptr},
+    {"relax", Harmless, nullptr},
+    {"no-relax", Harmless, nullptr},
+    {"compress-debug-sections", Harmless, nullptr},
+    {"gdb-index", Harmless, nullptr},
+    {"pack-dyn-relocs", Harmless, nullptr},
+    {"undefined-version", Harmless, nullptr},
+    {"no-undefined-version", Harmless, nullptr},
+    {"sort-common", Harmless, nullptr},
+    {"sort-section", Harmless, nullptr},
+    {"verbose", Harmless, nullptr},
+    {"trace", Harmless, nullptr},
+    {"print-archive-stats", Harmless, nullptr},
+    {"noinhibit-exec", Harmless, nullptr},
+    {"warn-once", Harmless, nullptr},
+    {"Bsymbolic", Harmless, nullptr},
+    {"Bsymbolic-functions", Harmless, nullptr},
+    {"Bno-symbolic", Harmless, nullptr},
+    {"nostdlib", Harmless, nullptr},
+    {"time-trace", Harmless, nullptr},
+    {"no-warn-mismatch", Harmless, nullptr},
+    {"emit-relocs", Harmless, nullptr},
+    {"no-keep-memory", Harmless, nullptr},
+    {"reduce-memory-overheads", Harmless, nullptr},
+    {"no-copy-dt-needed-entries", Harmless, nullptr},
+    {"warn-shared-textrel", Harmless, nullptr},
+    {"no-warn-rwx-segments", Harmless, nullptr},
+    {"warn-rwx-segments", Harmless, nullptr},
+    {"no-warn-execstack", Harmless, nullptr},
+    {"O1", Harmless, nullptr},
+    {"O2", Harmless, nullptr},
+    {"O3", Harmless, nullptr},
+    {"O0", Harmless, nullptr},
+    {"lto-O0", Harmless, nullptr},
+    {"lto-O1", Harmless, nullptr},
+    {"lto-O2", Harmless, nullptr},
+    {"lto-O3", Harmless, nullptr},
+    {"thinlto-jobs", Harmless, nullptr},
+    {"print-dependencies", Harmless, nullptr},
+    {"dependency-file", Harmless, nullptr},
+    {"no-rosegment", Harmless, nullptr},
+    {"rosegment", Harmless, nullptr},
+    {"separate-code", Harmless, nullptr},
+    {"no-separate-code", Harmless, nullptr},
+    {"ld-path", Harmless, nullptr},
 };
 
-const LinkerOption *findLong(StringRef Name) {
-  for (const LinkerOption &O : LongOptions)
+const GnuOption *findLong(StringRef Name) {
+  for (const GnuOption &O : LongOptions)
     if (Name == O.Name)
       return &O;
   return nullptr;
 }
 
-/// Options with no bearing on which symbols are linked in or exported.
-bool isHarmless(StringRef Name) {
-  static const std::set<std::string, std::less<>> Names = {
-      "eh-frame-hdr", "no-eh-frame-hdr", "fatal-warnings", "no-fatal-warnings",
-      "warn-common", "color-diagnostics", "threads", "icf", "discard-all",
-      "discard-locals", "strip-all", "strip-debug", "print-gc-sections",
-      "print-map", "cref", "stats", "enable-new-dtags", "disable-new-dtags",
-      "warn-backrefs", "error-limit", "demangle", "no-demangle", "relax",
-      "no-relax", "compress-debug-sections", "gdb-index", "pack-dyn-relocs",
-      "undefined-version", "no-undefined-version", "sort-common",
-      "sort-section", "verbose", "trace", "print-archive-stats",
-      "noinhibit-exec", "warn-once", "Bsymbolic", "Bsymbolic-functions",
-      "Bno-symbolic", "nostdlib", "time-trace", "no-warn-mismatch",
-      "emit-relocs", "no-keep-memory", "reduce-memory-overheads",
-      "no-copy-dt-needed-entries", "warn-shared-textrel", "no-warn-rwx-segments",
-      "warn-rwx-segments", "no-warn-execstack", "build-id", "hash-style",
-      "O1", "O2", "O3", "O0", "fuse-ld", "plugin-opt", "why-extract",
-      "lto-O0", "lto-O1", "lto-O2", "lto-O3", "thinlto-jobs", "Map",
-      "print-dependencies", "dependency-file", "no-rosegment", "rosegment",
-      "separate-code", "no-separate-code", "ld-path"};
-  return Names.count(Name) != 0;
-}
+/// A single-letter option: whether it takes a value (joined or the next
+/// word), and what it does.
+struct ShortOption {
+  char Letter;
+  bool TakesValue;
+  Action Act; // null: no bearing on symbols
+};
 
-/// Single-letter options and whether they take a value (joined or next).
-std::optional<bool> shortOption(char C) {
-  switch (C) {
-  case 'l': case 'L': case 'u': case 'o': case 'e': case 'T': case 'h':
-  case 'R': case 'm': case 'z': case 'y': case 'F': case 'f': case 'A':
-  case 'b': case 'c': case 'G': case 'I': case 'Y':
-    return true;
-  case 'E': case 's': case 'S': case 'x': case 'X': case 't': case 'v':
-  case 'V': case 'M': case 'n': case 'N': case 'r': case 'i': case 'q':
-  case 'g': case 'd': case 'P': case 'O':
-    return false;
-  default:
-    return std::nullopt;
-  }
+const ShortOption ShortOptions[] = {
+    {'l', true, library},
+    {'L', true, searchDir},
+    {'u', true, undefined},
+    {'o', true, output},
+    {'e', true, entry},
+    {'T', true, script},
+    {'z', true, zKeyword},
+    {'I', true, dynamicLinker},
+    {'E', false, exportDynamic},
+    {'r', false, relocatable},
+    // Values to step over.
+    {'h', true, nullptr}, {'R', true, nullptr}, {'m', true, nullptr},
+    {'y', true, nullptr}, {'F', true, nullptr}, {'f', true, nullptr},
+    {'A', true, nullptr}, {'b', true, nullptr}, {'c', true, nullptr},
+    {'G', true, nullptr}, {'Y', true, nullptr},
+    // Flags with no bearing on symbols.
+    {'s', false, nullptr}, {'S', false, nullptr}, {'x', false, nullptr},
+    {'X', false, nullptr}, {'t', false, nullptr}, {'v', false, nullptr},
+    {'V', false, nullptr}, {'M', false, nullptr}, {'n', false, nullptr},
+    {'N', false, nullptr}, {'i', false, nullptr}, {'q', false, nullptr},
+    {'g', false, nullptr}, {'d', false, nullptr}, {'P', false, nullptr},
+    {'O', false, nullptr},
+};
+
+const ShortOption *findShort(char C) {
+  for (const ShortOption &O : ShortOptions)
+    if (C == O.Letter)
+      return &O;
+  return nullptr;
 }
 
 } // namespace
@@ -170,15 +352,15 @@ Error LinkerParser::parse(std::vector<std::string> Words,
       continue;
     }
     if (W == "-(") {
-      L.Args.push_back({LinkArg::Kind::GroupStart, "", Tok, Written});
+      L.Args.push_back({K::GroupStart, "", Tok, Written});
       continue;
     }
     if (W == "-)") {
-      L.Args.push_back({LinkArg::Kind::GroupEnd, "", Tok, Written});
+      L.Args.push_back({K::GroupEnd, "", Tok, Written});
       continue;
     }
     if (W.size() < 2 || W[0] != '-') {
-      L.Args.push_back({LinkArg::Kind::File, W.str(), Tok, Written});
+      L.Args.push_back({K::File, W.str(), Tok, Written});
       continue;
     }
 
@@ -188,13 +370,14 @@ Error LinkerParser::parse(std::vector<std::string> Words,
     std::optional<std::string> Value;
     if (Body.size() > Name.size())
       Value = Body.drop_front(Name.size() + 1).str();
-    const LinkerOption *Opt = findLong(Name);
+    const GnuOption *Row = findLong(Name);
+    // Harmless names are looked up last, after the letters.
+    const GnuOption *Opt = Row && Row->A != Arity::Harmless ? Row : nullptr;
     // One dash and not a long name: a letter with its value joined.
     if (!Opt && !W.starts_with("--")) {
-      auto TakesValue = shortOption(W[1]);
-      if (TakesValue) {
+      if (const ShortOption *S = findShort(W[1])) {
         std::string Val;
-        if (*TakesValue) {
+        if (S->TakesValue) {
           if (W.size() > 2) {
             Val = W.drop_front(2).str();
           } else if (auto N = Next()) {
@@ -204,12 +387,13 @@ Error LinkerParser::parse(std::vector<std::string> Words,
             continue;
           }
         }
-        shortOptionSeen(W[1], Val, W, Tok, Written);
+        if (S->Act)
+          S->Act(*this, {StringRef(&S->Letter, 1), Val, W, Tok, Written});
         continue;
       }
     }
     if (!Opt) {
-      if (!isHarmless(Name))
+      if (!Row)
         L.Ignored.push_back(W.str());
       continue;
     }
@@ -224,13 +408,14 @@ Error LinkerParser::parse(std::vector<std::string> Words,
         continue;
       }
     }
-    longOptionSeen(Name, Value.value_or(""), W, Tok, Written);
+    if (Opt->Act)
+      Opt->Act(*this, {Name, Value.value_or(""), W, Tok, Written});
   }
   return Error::success();
 }
 
 void LinkerParser::addLibrary(StringRef Name, int Tok, bool Written) {
-  L.Args.push_back({LinkArg::Kind::Library, Name.str(), Tok, Written});
+  L.Args.push_back({K::Library, Name.str(), Tok, Written});
 }
 
 void LinkerParser::addSearchDir(StringRef D) {
@@ -238,145 +423,6 @@ void LinkerParser::addSearchDir(StringRef D) {
   if (D.starts_with("=") && !L.Sysroot.empty())
     Dir = L.Sysroot + D.drop_front().str();
   L.SearchDirs.push_back(absolute(Cwd, Dir));
-}
-
-void LinkerParser::zKeyword(StringRef K, StringRef Word) {
-  if (K == "defs")
-    L.NoUndefined = true;
-  else if (K == "undefs")
-    L.NoUndefined = false;
-  else if (K == "muldefs")
-    L.AllowMultipleDefinition = true;
-  else
-    L.Ignored.push_back(("-z " + K).str());
-}
-
-void LinkerParser::shortOptionSeen(char C, StringRef Val, StringRef Word,
-                                   int Tok, bool Written) {
-  switch (C) {
-  case 'l': addLibrary(Val, Tok, Written); return;
-  case 'L': addSearchDir(Val); return;
-  case 'u': L.Undefined.push_back(Val.str()); return;
-  case 'o': L.Output = Val.str(); return;
-  case 'e': L.Entry = Val.str(); return;
-  case 'E': L.ExportDynamic = true; return;
-  case 'z': zKeyword(Val, Word); return;
-  case 'I': SawDynamicLinker = true; return;
-  case 'T':
-    L.Ignored.push_back(("-T " + Val).str());
-    L.Approximations.push_back(
-        ("linker script " + Val +
-         " is not read: its SECTIONS, KEEP and symbol assignments are not "
-         "modelled")
-            .str());
-    return;
-  case 'r':
-    L.Approximations.push_back("-r (relocatable output) is not modelled");
-    return;
-  case 'h': case 'R': case 'm': case 'y': case 'F': case 'f': case 'A':
-  case 'b': case 'c': case 'G': case 'Y': case 's': case 'S': case 'x':
-  case 'X': case 't': case 'v': case 'V': case 'M': case 'n': case 'N':
-  case 'i': case 'q': case 'g': case 'd': case 'P': case 'O':
-    return; // no bearing on symbols
-  default:
-    L.Ignored.push_back(Word.str());
-  }
-}
-
-void LinkerParser::longOptionSeen(StringRef N, StringRef V, StringRef Word,
-                                  int Tok, bool Written) {
-  using K = LinkArg::Kind;
-  auto Push = [&](K Kind) { L.Args.push_back({Kind, "", Tok, Written}); };
-  if (N == "whole-archive") return Push(K::WholeArchiveOn);
-  if (N == "no-whole-archive") return Push(K::WholeArchiveOff);
-  if (N == "start-group") return Push(K::GroupStart);
-  if (N == "end-group") return Push(K::GroupEnd);
-  if (N == "start-lib") return Push(K::LibStart);
-  if (N == "end-lib") return Push(K::LibEnd);
-  if (N == "Bstatic" || N == "dn" || N == "non_shared" || N == "static")
-    return Push(K::StaticOn);
-  if (N == "Bdynamic" || N == "dy" || N == "call_shared")
-    return Push(K::StaticOff);
-  if (N == "as-needed") return Push(K::AsNeededOn);
-  if (N == "no-as-needed") return Push(K::AsNeededOff);
-  if (N == "push-state") return Push(K::PushState);
-  if (N == "pop-state") return Push(K::PopState);
-  if (N == "export-dynamic") { L.ExportDynamic = true; return; }
-  if (N == "no-export-dynamic") { L.ExportDynamic = false; return; }
-  if (N == "gc-sections") { L.GcSections = true; return; }
-  if (N == "no-gc-sections") { L.GcSections = false; return; }
-  if (N == "shared" || N == "Bshareable") { SawShared = true; return; }
-  if (N == "pie" || N == "pic-executable") { SawPie = true; return; }
-  if (N == "no-pie") { SawNoPie = true; return; }
-  if (N == "no-dynamic-linker") return;
-  if (N == "dynamic-linker") { SawDynamicLinker = true; return; }
-  if (N == "allow-multiple-definition") {
-    L.AllowMultipleDefinition = true;
-    return;
-  }
-  if (N == "no-undefined") { L.NoUndefined = true; return; }
-  if (N == "allow-shlib-undefined") { L.AllowShlibUndefined = true; return; }
-  if (N == "no-allow-shlib-undefined") {
-    L.AllowShlibUndefined = false;
-    return;
-  }
-  if (N == "dynamic-list-data") { L.DynamicListData = true; return; }
-  if (N == "relocatable") {
-    L.Approximations.push_back("-r (relocatable output) is not modelled");
-    return;
-  }
-  if (N == "undefined") { L.Undefined.push_back(V.str()); return; }
-  if (N == "require-defined") {
-    L.Undefined.push_back(V.str());
-    L.RequireDefined.push_back(V.str());
-    return;
-  }
-  if (N == "library") return addLibrary(V, Tok, Written);
-  if (N == "library-path") return addSearchDir(V);
-  if (N == "output") { L.Output = V.str(); return; }
-  if (N == "entry") { L.Entry = V.str(); return; }
-  if (N == "export-dynamic-symbol") {
-    L.ExportDynamicSymbols.push_back(V.str());
-    return;
-  }
-  if (N == "export-dynamic-symbol-list") {
-    L.ExportDynamicSymbolLists.push_back(absolute(Cwd, V));
-    return;
-  }
-  if (N == "dynamic-list") {
-    L.DynamicLists.push_back(absolute(Cwd, V));
-    return;
-  }
-  if (N == "version-script") {
-    L.VersionScripts.push_back(absolute(Cwd, V));
-    return;
-  }
-  if (N == "exclude-libs") {
-    SmallVector<StringRef, 4> Parts;
-    V.split(Parts, ',');
-    for (StringRef P : Parts) {
-      SmallVector<StringRef, 4> Sub;
-      P.split(Sub, ':');
-      for (StringRef X : Sub)
-        if (!X.empty())
-          L.ExcludeLibs.push_back(X.str());
-    }
-    return;
-  }
-  if (N == "sysroot") { L.Sysroot = V.str(); return; }
-  if (N == "script") {
-    shortOptionSeen('T', V, Word, Tok, Written);
-    return;
-  }
-  if (N == "wrap" || N == "defsym" || N == "just-symbols" ||
-      N == "retain-symbols-file") {
-    L.Ignored.push_back(Word.str() + (Word.contains('=') ? "" : " " + V.str()));
-    L.Approximations.push_back(
-        formatv("--{0} is not modelled: symbol resolution may differ", N)
-            .str());
-    return;
-  }
-  // soname, rpath, Map, plugin, ...: no bearing on what is linked in.
 }
 
 void LinkerParser::finish(bool DriverStatic) {

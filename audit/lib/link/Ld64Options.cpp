@@ -1,11 +1,13 @@
 //===- link/Ld64Options.cpp - ld64's options -----------------------------===//
 //
-//
-// ld64 and ld64.lld share one spelling: one dash, long names with
-// underscores, values in the following words (`-force_load PATH`,
-// `-platform_version macos 11.0 14.0`), a few joined (`-lNAME`, `-LDIR`,
-// `-needed-lNAME`). Options with no bearing on what is linked in or
-// exported are stepped over with their values.
+// The linker layer for Mach-O. ld64 and ld64.lld share one spelling: one
+// dash, long names with underscores, values in the following words
+// (`-force_load PATH`, `-platform_version macos 11.0 14.0`), a few joined
+// (`-lNAME`, `-LDIR`, `-FDIR`, `-needed-lNAME`). One table holds every
+// option the model knows, each name once, with the number of value words
+// it takes and what it does; options with no bearing on what is linked in
+// or exported are stepped over with their values. A word the table does
+// not know is a joined option, or else recorded as ignored.
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
@@ -13,7 +15,6 @@
 #include "aoti/audit/Error.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -23,71 +24,239 @@ namespace aoti::audit::linker {
 
 namespace {
 
-/// ld64 options that take values, and how many words.
-unsigned ld64Values(StringRef Name) {
-  return StringSwitch<unsigned>(Name)
-      .Cases("-o", "-arch", "-e", "-u", "-U", "-undefined", 1)
-      .Cases("-force_load", "-load_hidden", "-bundle_loader", "-syslibroot", 1)
-      .Cases("-exported_symbol", "-exported_symbols_list", "-unexported_symbol",
-             "-unexported_symbols_list", "-reexported_symbols_list", 1)
-      .Cases("-needed_library", "-weak_library", "-reexport_library",
-             "-upward_library", "-lazy_library", 1)
-      .Cases("-framework", "-needed_framework", "-weak_framework",
-             "-reexport_framework", "-upward_framework", 1)
-      .Cases("-filelist", "-install_name", "-dylib_install_name",
-             "-compatibility_version", "-current_version", 1)
-      .Cases("-macosx_version_min", "-macos_version_min", "-ios_version_min",
-             "-sdk_version", "-rpath", 1)
-      .Cases("-headerpad", "-map", "-order_file", "-object_path_lto",
-             "-lto_library", "-mllvm", 1)
-      .Cases("-alias_list", "-cache_path_lto", "-umbrella", "-allowable_client",
-             "-client_name", 1)
-      .Cases("-sub_library", "-sub_umbrella", "-stack_size", "-image_base",
-             "-seg1addr", 1)
-      .Cases("-pagezero_size", "-dependency_info", "-why_live",
-             "-interposable_list", "-final_output", 1)
-      .Cases("-executable_path", "-dyld_env", "-oso_prefix", "-add_ast_path",
-             "-multiply_defined", 1)
-      .Cases("-init", "-max_default_common_align", "-thinlto_cache_policy",
-             "-lto_object_path", "-dylib_file", 1)
-      .Cases("-multiply_defined_unused", "-read_only_relocs", "-weak_reference_mismatches",
-             "-objc_abi_version", "-dirty_data_list", 1)
-      .Case("-alias", 2)
-      .Cases("-sectcreate", "-segprot", "-sectalign", "-sectorder", 3)
-      .Case("-segaddr", 2)
-      .Case("-platform_version", 3)
-      .Default(0);
+using K = LinkArg::Kind;
+
+/// What an option does with its first value word V (empty for a flag);
+/// Tok is V's word in LinkCommandLine::Argv (the flag's own, for a flag).
+using Action = Error (*)(Ld64Parser &P, StringRef W, StringRef V, int Tok,
+                         bool Written);
+
+struct Ld64Option {
+  const char *Name;
+  unsigned Values; // value words that follow
+  Action Act;      // null: no bearing on what is linked in or exported
+};
+
+/// Sets a flag of the parser or of the command line.
+#define SET(Expr)                                                              \
+  [](Ld64Parser &P, StringRef, StringRef V, int, bool) -> Error {              \
+    Expr;                                                                      \
+    return Error::success();                                                   \
+  }
+
+Error addFile(Ld64Parser &P, StringRef, StringRef V, int Tok, bool Written) {
+  P.add(K::File, V, Tok, Written);
+  return Error::success();
 }
 
-/// ld64 flags (no value) with no bearing on symbols.
-bool ld64Harmless(StringRef Name) {
-  return StringSwitch<bool>(Name)
-      .Cases("-demangle", "-dynamic", "-headerpad_max_install_names",
-             "-no_uuid", "-why_load", true)
-      .Cases("-t", "-v", "-w", "-S", "-x", true)
-      .Cases("-X", "-adhoc_codesign", "-no_adhoc_codesign", "-no_deduplicate",
-             "-application_extension", true)
-      .Cases("-fatal_warnings", "-no_compact_unwind", "-bitcode_bundle",
-             "-reproducible", "-mark_dead_strippable_dylib", true)
-      .Cases("-no_function_starts", "-pie", "-no_pie", "-execute",
-             "-search_paths_first", true)
-      .Cases("-no_application_extension", "-dead_strip_dylibs",
-             "-no_dead_strip_inits_and_terms", "-twolevel_namespace",
-             "-no_objc_category_merging", true)
-      .Cases("-objc_category_merging", "-print_statistics", "-time-trace",
-             "--color-diagnostics", "-color_diagnostics", true)
-      .Cases("-no_warn_duplicate_libraries", "-warn_duplicate_libraries",
-             "-ignore_auto_link", "-no_data_in_code_info", "-data_in_code_info",
-             true)
-      .Cases("-function_starts", "-no_eh_labels", "-export_dynamic_symbols",
-             "-keep_private_externs", "-no_implicit_dylibs", true)
-      .Default(false);
+/// A framework is a Library whose value names it: "framework:Foo".
+Error addFramework(Ld64Parser &P, StringRef, StringRef V, int, bool Written) {
+  P.add(K::Library, ("framework:" + V).str(), -1, Written);
+  return Error::success();
+}
+
+Error undefinedTreatment(Ld64Parser &P, StringRef, StringRef V, int, bool) {
+  if (V != "error" && V != "warning" && V != "suppress" &&
+      V != "dynamic_lookup")
+    return makeError(formatv("-undefined {0}: ld64 takes error, warning, "
+                             "suppress or dynamic_lookup",
+                             V));
+  P.L.UndefinedTreatment = V.str();
+  return Error::success();
+}
+
+Error alias(Ld64Parser &P, StringRef W, StringRef V, int, bool) {
+  P.L.Ignored.push_back((W + " " + V).str());
+  P.L.Approximations.push_back(
+      (W + " is not modelled: the aliases it defines are not in the replay")
+          .str());
+  return Error::success();
+}
+
+const Ld64Option Options[] = {
+    // The output.
+    {"-o", 1, SET(P.L.Output = V.str())},
+    {"-arch", 1, SET(P.L.Arch = V.str())},
+    {"-dylib", 0, SET(P.SawDylib = true)},
+    {"-bundle", 0, SET(P.SawBundle = true)},
+    {"-static", 0, SET(P.SawStatic = true)},
+    {"-r", 0,
+     SET(P.L.Approximations.push_back(
+         "-r (relocatable output) is not modelled"))},
+    // Inputs.
+    {"-force_load", 1,
+     [](Ld64Parser &P, StringRef, StringRef V, int Tok,
+        bool Written) -> Error {
+       // The value word is the one a fix edits.
+       P.add(K::ForceLoad, V, Tok, Written);
+       return Error::success();
+     }},
+    {"-load_hidden", 1,
+     [](Ld64Parser &P, StringRef, StringRef V, int Tok,
+        bool Written) -> Error {
+       P.add(K::File, V, Tok, Written);
+       P.L.Approximations.push_back(
+           ("-load_hidden " + V + ": the archive's symbols are not made private")
+               .str());
+       return Error::success();
+     }},
+    {"-needed_library", 1, addFile},
+    {"-weak_library", 1, addFile},
+    {"-reexport_library", 1, addFile},
+    {"-upward_library", 1, addFile},
+    {"-lazy_library", 1, addFile},
+    {"-framework", 1, addFramework},
+    {"-needed_framework", 1, addFramework},
+    {"-weak_framework", 1, addFramework},
+    {"-reexport_framework", 1, addFramework},
+    {"-upward_framework", 1, addFramework},
+    {"-filelist", 1,
+     [](Ld64Parser &P, StringRef, StringRef V, int, bool Written) -> Error {
+       return P.readFileList(V, Written);
+     }},
+    {"-bundle_loader", 1, SET(P.L.BundleLoader = absolute(P.Cwd, V))},
+    {"-syslibroot", 1, SET(P.L.Sysroot = V.str())},
+    {"-Z", 0, SET(P.L.NoDefaultSearchDirs = true)},
+    {"-search_dylibs_first", 0, SET(P.L.SearchDylibsFirst = true)},
+    {"-search_paths_first", 0, SET(P.L.SearchDylibsFirst = false)},
+    // What decides loading.
+    {"-e", 1, SET(P.L.Entry = V.str())},
+    {"-u", 1, SET(P.L.Undefined.push_back(V.str()))},
+    {"-all_load", 0, SET(P.L.AllLoad = true)},
+    {"-noall_load", 0, SET(P.L.AllLoad = false)},
+    {"-ObjC", 0, SET(P.L.ObjC = true)},
+    {"-dead_strip", 0, SET(P.L.GcSections = true)},
+    {"-no_dead_strip", 0, SET(P.L.GcSections = false)},
+    // What decides exports.
+    {"-export_dynamic", 0, SET(P.L.ExportDynamic = true)},
+    // The driver's -rdynamic, translated.
+    {"--export-dynamic", 0, SET(P.L.ExportDynamic = true)},
+    {"-exported_symbol", 1, SET(P.L.ExportedSymbols.push_back(V.str()))},
+    {"-exported_symbols_list", 1,
+     SET(P.L.ExportedSymbolsLists.push_back(absolute(P.Cwd, V)))},
+    {"-unexported_symbol", 1, SET(P.L.UnexportedSymbols.push_back(V.str()))},
+    {"-unexported_symbols_list", 1,
+     SET(P.L.UnexportedSymbolsLists.push_back(absolute(P.Cwd, V)))},
+    {"-no_exported_symbols", 0, SET(P.L.NoExportedSymbols = true)},
+    // What decides errors.
+    {"-undefined", 1, undefinedTreatment},
+    {"-U", 1, SET(P.L.AllowedUndefined.push_back(V.str()))},
+    {"-flat_namespace", 0, SET(P.L.FlatNamespace = true)},
+    {"-twolevel_namespace", 0, SET(P.L.FlatNamespace = false)},
+    // Not modelled: noted as approximations.
+    {"-alias", 2, alias},
+    {"-alias_list", 1, alias},
+    // Values to step over.
+    {"-reexported_symbols_list", 1, nullptr},
+    {"-install_name", 1, nullptr},
+    {"-dylib_install_name", 1, nullptr},
+    {"-compatibility_version", 1, nullptr},
+    {"-current_version", 1, nullptr},
+    {"-macosx_version_min", 1, nullptr},
+    {"-macos_version_min", 1, nullptr},
+    {"-ios_version_min", 1, nullptr},
+    {"-sdk_version", 1, nullptr},
+    {"-rpath", 1, nullptr},
+    {"-headerpad", 1, nullptr},
+    {"-map", 1, nullptr},
+    {"-order_file", 1, nullptr},
+    {"-object_path_lto", 1, nullptr},
+    {"-lto_library", 1, nullptr},
+    {"-mllvm", 1, nullptr},
+    {"-cache_path_lto", 1, nullptr},
+    {"-umbrella", 1, nullptr},
+    {"-allowable_client", 1, nullptr},
+    {"-client_name", 1, nullptr},
+    {"-sub_library", 1, nullptr},
+    {"-sub_umbrella", 1, nullptr},
+    {"-stack_size", 1, nullptr},
+    {"-image_base", 1, nullptr},
+    {"-seg1addr", 1, nullptr},
+    {"-pagezero_size", 1, nullptr},
+    {"-dependency_info", 1, nullptr},
+    {"-why_live", 1, nullptr},
+    {"-interposable_list", 1, nullptr},
+    {"-final_output", 1, nullptr},
+    {"-executable_path", 1, nullptr},
+    {"-dyld_env", 1, nullptr},
+    {"-oso_prefix", 1, nullptr},
+    {"-add_ast_path", 1, nullptr},
+    {"-multiply_defined", 1, nullptr},
+    {"-init", 1, nullptr},
+    {"-max_default_common_align", 1, nullptr},
+    {"-thinlto_cache_policy", 1, nullptr},
+    {"-lto_object_path", 1, nullptr},
+    {"-dylib_file", 1, nullptr},
+    {"-multiply_defined_unused", 1, nullptr},
+    {"-read_only_relocs", 1, nullptr},
+    {"-weak_reference_mismatches", 1, nullptr},
+    {"-objc_abi_version", 1, nullptr},
+    {"-dirty_data_list", 1, nullptr},
+    {"-segaddr", 2, nullptr},
+    {"-sectcreate", 3, nullptr},
+    {"-segprot", 3, nullptr},
+    {"-sectalign", 3, nullptr},
+    {"-sectorder", 3, nullptr},
+    {"-platform_version", 3, nullptr},
+    // Flags with no bearing on symbols.
+    {"-demangle", 0, nullptr},
+    {"-dynamic", 0, nullptr},
+    {"-headerpad_max_install_names", 0, nullptr},
+    {"-no_uuid", 0, nullptr},
+    {"-why_load", 0, nullptr},
+    {"-t", 0, nullptr},
+    {"-v", 0, nullptr},
+    {"-w", 0, nullptr},
+    {"-S", 0, nullptr},
+    {"-x", 0, nullptr},
+    {"-X", 0, nullptr},
+    {"-adhoc_codesign", 0, nullptr},
+    {"-no_adhoc_codesign", 0, nullptr},
+    {"-no_deduplicate", 0, nullptr},
+    {"-application_extension", 0, nullptr},
+    {"-no_application_extension", 0, nullptr},
+    {"-fatal_warnings", 0, nullptr},
+    {"-no_compact_unwind", 0, nullptr},
+    {"-bitcode_bundle", 0, nullptr},
+    {"-reproducible", 0, nullptr},
+    {"-mark_dead_strippable_dylib", 0, nullptr},
+    {"-no_function_starts", 0, nullptr},
+    {"-function_starts", 0, nullptr},
+    {"-pie", 0, nullptr},
+    {"-no_pie", 0, nullptr},
+    {"-execute", 0, nullptr},
+    {"-dead_strip_dylibs", 0, nullptr},
+    {"-no_dead_strip_inits_and_terms", 0, nullptr},
+    {"-no_objc_category_merging", 0, nullptr},
+    {"-objc_category_merging", 0, nullptr},
+    {"-print_statistics", 0, nullptr},
+    {"-time-trace", 0, nullptr},
+    {"--color-diagnostics", 0, nullptr},
+    {"-color_diagnostics", 0, nullptr},
+    {"-no_warn_duplicate_libraries", 0, nullptr},
+    {"-warn_duplicate_libraries", 0, nullptr},
+    {"-ignore_auto_link", 0, nullptr},
+    {"-no_data_in_code_info", 0, nullptr},
+    {"-data_in_code_info", 0, nullptr},
+    {"-no_eh_labels", 0, nullptr},
+    {"-export_dynamic_symbols", 0, nullptr},
+    {"-keep_private_externs", 0, nullptr},
+    {"-no_implicit_dylibs", 0, nullptr},
+};
+
+#undef SET
+
+const Ld64Option *find(StringRef W) {
+  for (const Ld64Option &O : Options)
+    if (W == O.Name)
+      return &O;
+  return nullptr;
 }
 
 } // namespace
 
-void Ld64Parser::add(LinkArg::Kind K, StringRef V, int Tok, bool Written) {
-  L.Args.push_back({K, V.str(), Tok, Written});
+void Ld64Parser::add(LinkArg::Kind Kind, StringRef V, int Tok, bool Written) {
+  L.Args.push_back({Kind, V.str(), Tok, Written});
 }
 
 void Ld64Parser::addSearchDir(std::vector<std::string> &Into, StringRef D) {
@@ -111,14 +280,13 @@ Error Ld64Parser::readFileList(StringRef Arg, bool Written) {
       continue;
     std::string P = Dir.empty() ? Line.str() : absolute(Dir, Line);
     // A word of the list is not a word of the command: not editable.
-    add(LinkArg::Kind::File, P, -1, Written);
+    add(K::File, P, -1, Written);
   }
   return Error::success();
 }
 
-Error Ld64Parser::parse(std::vector<std::string> Words, std::vector<int> Tokens,
-                        bool Written) {
-  using K = LinkArg::Kind;
+Error Ld64Parser::parse(std::vector<std::string> Words,
+                        std::vector<int> Tokens, bool Written) {
   Tokens.resize(Words.size(), -1);
   for (size_t I = 0; I < Words.size(); ++I) {
     StringRef W = Words[I];
@@ -135,22 +303,20 @@ Error Ld64Parser::parse(std::vector<std::string> Words, std::vector<int> Tokens,
       add(K::File, W, Tok, Written);
       continue;
     }
-    if (unsigned N = ld64Values(W)) {
-      if (I + N >= Words.size()) {
+    if (const Ld64Option *O = find(W)) {
+      if (I + O->Values >= Words.size()) {
         L.Ignored.push_back(W.str());
         I = Words.size();
         continue;
       }
-      StringRef V = Words[I + 1];
-      // The value word is the one a fix edits for -force_load.
-      int ValTok = Tokens[I + 1];
-      I += N;
-      if (Error E = valueOption(W, V, ValTok, Written))
-        return E;
+      StringRef V = O->Values ? StringRef(Words[I + 1]) : StringRef();
+      int VTok = O->Values ? Tokens[I + 1] : Tok;
+      I += O->Values;
+      if (O->Act)
+        if (Error E = O->Act(*this, W, V, VTok, Written))
+          return E;
       continue;
     }
-    if (flagOption(W))
-      continue;
     if (joinedLibrary(W, Tok, Written))
       continue;
     if (W.starts_with("-u") && W.size() > 2) { // the driver's -uNAME
@@ -178,8 +344,7 @@ Error Ld64Parser::parse(std::vector<std::string> Words, std::vector<int> Tokens,
         addSearchDir(L.FrameworkDirs, Words[++I]);
       continue;
     }
-    if (!ld64Harmless(W))
-      L.Ignored.push_back(W.str());
+    L.Ignored.push_back(W.str());
   }
   return Error::success();
 }
@@ -189,93 +354,13 @@ bool Ld64Parser::joinedLibrary(StringRef W, int Tok, bool Written) {
                         "-lazy-l", "-hidden-l"}) {
     if (!W.starts_with(Pre) || W.size() == Pre.size())
       continue;
-    add(LinkArg::Kind::Library, W.drop_front(Pre.size()), Tok, Written);
+    add(K::Library, W.drop_front(Pre.size()), Tok, Written);
     if (Pre == "-hidden-l")
       L.Approximations.push_back(
           (W + ": the archive's symbols are not made private").str());
     return true;
   }
   return false;
-}
-
-bool Ld64Parser::flagOption(StringRef W) {
-  if (W == "-dylib") SawDylib = true;
-  else if (W == "-bundle") SawBundle = true;
-  else if (W == "-static") SawStatic = true;
-  else if (W == "-all_load") L.AllLoad = true;
-  else if (W == "-noall_load") L.AllLoad = false;
-  else if (W == "-ObjC") L.ObjC = true;
-  else if (W == "-export_dynamic" || W == "--export-dynamic")
-    L.ExportDynamic = true; // the second: the driver's -rdynamic, translated
-  else if (W == "-no_exported_symbols") L.NoExportedSymbols = true;
-  else if (W == "-dead_strip") L.GcSections = true;
-  else if (W == "-no_dead_strip") L.GcSections = false;
-  else if (W == "-flat_namespace") L.FlatNamespace = true;
-  else if (W == "-twolevel_namespace") L.FlatNamespace = false;
-  else if (W == "-search_dylibs_first") L.SearchDylibsFirst = true;
-  else if (W == "-search_paths_first") L.SearchDylibsFirst = false;
-  else if (W == "-Z") L.NoDefaultSearchDirs = true;
-  else if (W == "-r") {
-    L.Approximations.push_back("-r (relocatable output) is not modelled");
-  } else
-    return false;
-  return true;
-}
-
-Error Ld64Parser::valueOption(StringRef W, StringRef V, int ValTok,
-                              bool Written) {
-  using K = LinkArg::Kind;
-  if (W == "-o") L.Output = V.str();
-  else if (W == "-arch") L.Arch = V.str();
-  else if (W == "-e") L.Entry = V.str();
-  else if (W == "-u") L.Undefined.push_back(V.str());
-  else if (W == "-U") L.AllowedUndefined.push_back(V.str());
-  else if (W == "-undefined") {
-    if (V != "error" && V != "warning" && V != "suppress" &&
-        V != "dynamic_lookup")
-      return makeError(formatv("-undefined {0}: ld64 takes error, warning, "
-                               "suppress or dynamic_lookup",
-                               V));
-    L.UndefinedTreatment = V.str();
-  } else if (W == "-force_load") {
-    add(K::ForceLoad, V, ValTok, Written);
-  } else if (W == "-load_hidden") {
-    add(K::File, V, ValTok, Written);
-    L.Approximations.push_back(
-        ("-load_hidden " + V + ": the archive's symbols are not made private")
-            .str());
-  } else if (W == "-needed_library" || W == "-weak_library" ||
-             W == "-reexport_library" || W == "-upward_library" ||
-             W == "-lazy_library") {
-    add(K::File, V, ValTok, Written);
-  } else if (W == "-framework" || W == "-needed_framework" ||
-             W == "-weak_framework" || W == "-reexport_framework" ||
-             W == "-upward_framework") {
-    // A framework is a Library whose value names it: "framework:Foo".
-    add(K::Library, ("framework:" + V).str(), -1, Written);
-  } else if (W == "-bundle_loader") {
-    L.BundleLoader = absolute(Cwd, V);
-  } else if (W == "-syslibroot") {
-    L.Sysroot = V.str();
-  } else if (W == "-exported_symbol") {
-    L.ExportedSymbols.push_back(V.str());
-  } else if (W == "-exported_symbols_list") {
-    L.ExportedSymbolsLists.push_back(absolute(Cwd, V));
-  } else if (W == "-unexported_symbol") {
-    L.UnexportedSymbols.push_back(V.str());
-  } else if (W == "-unexported_symbols_list") {
-    L.UnexportedSymbolsLists.push_back(absolute(Cwd, V));
-  } else if (W == "-filelist") {
-    return readFileList(V, Written);
-  } else if (W == "-alias" || W == "-alias_list") {
-    L.Ignored.push_back((W + " " + V).str());
-    L.Approximations.push_back(
-        (W + " is not modelled: the aliases it defines are not in the "
-             "replay")
-            .str());
-  }
-  // Everything else: no bearing on what is linked in or exported.
-  return Error::success();
 }
 
 void Ld64Parser::finish() {

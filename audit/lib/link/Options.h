@@ -78,7 +78,8 @@ DriverView translateDriver(ArrayRef<std::string> Argv);
 
 // --- GnuOptions.cpp ------------------------------------------------------
 
-/// GNU ld's and lld's words (one dash or two) into LinkCommandLine.
+/// GNU ld's and lld's words (one dash or two) into LinkCommandLine, by the
+/// option table in GnuOptions.cpp.
 struct LinkerParser {
   LinkCommandLine &L;
   StringRef Cwd;
@@ -89,35 +90,26 @@ struct LinkerParser {
               bool Written);
   void addLibrary(StringRef Name, int Tok, bool Written);
   void addSearchDir(StringRef D);
-  void zKeyword(StringRef K, StringRef Word);
-  void shortOptionSeen(char C, StringRef Val, StringRef Word, int Tok,
-                       bool Written);
-  void longOptionSeen(StringRef N, StringRef V, StringRef Word, int Tok,
-                      bool Written);
   void finish(bool DriverStatic);
 };
 
 // --- Ld64Options.cpp -----------------------------------------------------
 
-/// ld64's and ld64.lld's words into LinkCommandLine.
+/// ld64's and ld64.lld's words into LinkCommandLine, by the option table
+/// in Ld64Options.cpp.
 struct Ld64Parser {
   LinkCommandLine &L;
   StringRef Cwd;
   bool SawDylib = false, SawBundle = false, SawStatic = false;
 
-  void add(LinkArg::Kind K, StringRef V, int Tok, bool Written);
-  void addSearchDir(std::vector<std::string> &Into, StringRef D);
-  Error readFileList(StringRef Arg, bool Written);
   Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
               bool Written);
+  void add(LinkArg::Kind K, StringRef V, int Tok, bool Written);
+  void addSearchDir(std::vector<std::string> &Into, StringRef D);
+  /// -filelist FILE[,DIRNAME].
+  Error readFileList(StringRef Arg, bool Written);
   /// -needed-lNAME, -weak-lNAME, ...: a library read as -lNAME is.
   bool joinedLibrary(StringRef W, int Tok, bool Written);
-
-  /// A flag the model acts on; false when W is not one.
-  bool flagOption(StringRef W);
-
-  /// W and its value V; ValTok is V's word in LinkCommandLine::Argv.
-  Error valueOption(StringRef W, StringRef V, int ValTok, bool Written);
   void finish();
 };
 
