@@ -38,6 +38,15 @@ namespace aoti::audit {
 
 using namespace linker;
 
+namespace {
+
+/// The option table of the flavour: ld64's words are not GNU ld's.
+std::unique_ptr<LinkerOptions> optionsFor(bool Ld64, LinkCommandLine &L) {
+  return Ld64 ? ld64Options(L, L.Cwd) : gnuOptions(L, L.Cwd);
+}
+
+} // namespace
+
 Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
                                            const LinkParseOptions &Opts) {
   LinkCommandLine L;
@@ -69,25 +78,19 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
                 L.Program));
   L.Kind = *Kind;
 
-  LinkerParser P{L, L.Cwd};
-  Ld64Parser P64{L, L.Cwd};
+  // The option table of the linker that runs; chosen once it is known.
+  std::unique_ptr<LinkerOptions> P;
   if (L.Kind == LinkCommandKind::Linker) {
     std::vector<std::string> Words(Argv.begin() + 1, Argv.end());
     std::vector<int> Tokens;
     for (size_t I = 1; I < Argv.size(); ++I)
       Tokens.push_back(int(I));
     bool Ld64 = looksLikeLd64(Argv);
-    if (Ld64) {
-      if (Error E = P64.parse(std::move(Words), std::move(Tokens), true))
-        return E;
-      P64.finish();
-      L.Flavor = LinkFlavor::LD64;
-    } else {
-      if (Error E = P.parse(std::move(Words), std::move(Tokens), true))
-        return E;
-      P.finish(false);
-      L.Flavor = *flavorOfLinkerName(L.Program);
-    }
+    P = optionsFor(Ld64, L);
+    if (Error E = P->parse(std::move(Words), std::move(Tokens), true))
+      return E;
+    P->finish(false);
+    L.Flavor = Ld64 ? LinkFlavor::LD64 : *flavorOfLinkerName(L.Program);
     L.FlavorReason =
         formatv("the command runs {0}{1}", sys::path::filename(L.Program),
                 Ld64 && flavorOfLinkerName(L.Program) != LinkFlavor::LD64
@@ -127,14 +130,12 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
         // order, so `-lshims` in the driver's line is the user's `-lshims`.
         Ld64 = looksLikeLd64(*Line);
         LinkCommandLine Mine;
-        LinkerParser Own{Mine, L.Cwd};
-        Ld64Parser Own64{Mine, L.Cwd};
-        if (Error E = Ld64 ? Own64.parse(V.Words, V.WordToken, true)
-                           : Own.parse(V.Words, V.WordToken, true))
+        Mine.Cwd = L.Cwd;
+        if (Error E = optionsFor(Ld64, Mine)->parse(V.Words, V.WordToken, true))
           return E;
         std::vector<std::string> LinkerWords(Line->begin() + 1, Line->end());
-        if (Error E = Ld64 ? P64.parse(std::move(LinkerWords), {}, false)
-                           : P.parse(std::move(LinkerWords), {}, false))
+        P = optionsFor(Ld64, L);
+        if (Error E = P->parse(std::move(LinkerWords), {}, false))
           return E;
         std::vector<bool> Used(Mine.Args.size(), false);
         for (LinkArg &A : L.Args) {
@@ -187,43 +188,20 @@ Expected<LinkCommandLine> parseLinkCommand(ArrayRef<std::string> ArgvIn,
                 .str());
       }
     }
-    if (!Queried && Ld64) {
-      if (Error E = P64.parse(V.Words, V.WordToken, true))
+    if (!Queried) {
+      P = optionsFor(Ld64, L);
+      if (Error E = P->parseTranslated(V))
         return E;
-      P64.SawDylib |= V.Shared;
-      P64.SawBundle |= V.Bundle;
-      P64.SawStatic |= V.Static;
-      Asked = LinkFlavor::LD64;
-      L.FlavorReason = formatv("{0} targets an Apple platform",
-                               sys::path::filename(L.Program))
-                           .str();
-      L.Approximations.push_back(
-          "the driver's implicit inputs (-lSystem, the SDK's directories) "
-          "are not read: references nothing on the line defines are assumed "
-          "to come from them");
-    } else if (!Queried) {
-      if (Error E = P.parse(V.Words, V.WordToken, true))
-        return E;
-      if (V.Shared)
-        P.SawShared = true;
-      if (V.StaticPie || (!V.NoPie && !V.Static && !V.Shared))
-        P.SawPie = true; // distributions default to PIE
-      if (V.StaticPie)
-        L.Args.insert(L.Args.begin(), {LinkArg::Kind::StaticOn, "", -1, false});
-      if (V.Static)
-        L.Args.insert(L.Args.begin(), {LinkArg::Kind::StaticOn, "", -1, false});
-      if (!V.NoStdLib && !V.NoDefaultLibs)
-        L.Approximations.push_back(
-            "the driver's implicit inputs (crt files, libc, libstdc++, "
-            "libgcc) are not read: references nothing on the line defines "
-            "are assumed to come from them");
+      if (Ld64) {
+        Asked = LinkFlavor::LD64;
+        L.FlavorReason = formatv("{0} targets an Apple platform",
+                                 sys::path::filename(L.Program))
+                             .str();
+      }
     }
     if (V.Output != "a.out" || L.Output == "a.out")
       L.Output = V.Output;
-    if (Ld64)
-      P64.finish();
-    else
-      P.finish(V.Static && !V.StaticPie);
+    P->finish(V.Static && !V.StaticPie);
     L.Flavor = Asked.value_or(LinkFlavor::GNU);
     if (L.FlavorReason.empty())
       L.FlavorReason = formatv("{0} links with GNU ld by default",

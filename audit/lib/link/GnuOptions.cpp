@@ -27,6 +27,7 @@ namespace aoti::audit::linker {
 namespace {
 
 using K = LinkArg::Kind;
+using Parser = GnuOptionParser;
 
 /// One reading of an option: its value and where it was written.
 struct Seen {
@@ -37,7 +38,7 @@ struct Seen {
   bool Written;
 };
 
-using Action = void (*)(LinkerParser &P, const Seen &S);
+using Action = void (*)(Parser &P, const Seen &S);
 
 enum class Arity : uint8_t {
   Flag,     // --NAME; --NAME=VALUE is not this option (ignored)
@@ -52,27 +53,27 @@ struct GnuOption {
   Action Act; // null: read, but nothing the model uses
 };
 
-template <K Kind> void push(LinkerParser &P, const Seen &S) {
+template <K Kind> void push(Parser &P, const Seen &S) {
   P.L.Args.push_back({Kind, "", S.Tok, S.Written});
 }
 
-void library(LinkerParser &P, const Seen &S) {
+void library(Parser &P, const Seen &S) {
   P.addLibrary(S.Value, S.Tok, S.Written);
 }
-void searchDir(LinkerParser &P, const Seen &S) { P.addSearchDir(S.Value); }
-void undefined(LinkerParser &P, const Seen &S) {
+void searchDir(Parser &P, const Seen &S) { P.addSearchDir(S.Value); }
+void undefined(Parser &P, const Seen &S) {
   P.L.Undefined.push_back(S.Value.str());
 }
-void output(LinkerParser &P, const Seen &S) { P.L.Output = S.Value.str(); }
-void entry(LinkerParser &P, const Seen &S) { P.L.Entry = S.Value.str(); }
-void exportDynamic(LinkerParser &P, const Seen &) { P.L.ExportDynamic = true; }
-void dynamicLinker(LinkerParser &P, const Seen &) {
+void output(Parser &P, const Seen &S) { P.L.Output = S.Value.str(); }
+void entry(Parser &P, const Seen &S) { P.L.Entry = S.Value.str(); }
+void exportDynamic(Parser &P, const Seen &) { P.L.ExportDynamic = true; }
+void dynamicLinker(Parser &P, const Seen &) {
   P.SawDynamicLinker = true;
 }
-void relocatable(LinkerParser &P, const Seen &) {
+void relocatable(Parser &P, const Seen &) {
   P.L.Approximations.push_back("-r (relocatable output) is not modelled");
 }
-void script(LinkerParser &P, const Seen &S) {
+void script(Parser &P, const Seen &S) {
   P.L.Ignored.push_back(("-T " + S.Value).str());
   P.L.Approximations.push_back(
       ("linker script " + S.Value +
@@ -81,14 +82,14 @@ void script(LinkerParser &P, const Seen &S) {
           .str());
 }
 /// --wrap, --defsym, ...: they change symbol resolution in ways not replayed.
-void notModelled(LinkerParser &P, const Seen &S) {
+void notModelled(Parser &P, const Seen &S) {
   P.L.Ignored.push_back(S.Word.str() +
                         (S.Word.contains('=') ? "" : " " + S.Value.str()));
   P.L.Approximations.push_back(
       formatv("--{0} is not modelled: symbol resolution may differ", S.Name)
           .str());
 }
-void zKeyword(LinkerParser &P, const Seen &S) {
+void zKeyword(Parser &P, const Seen &S) {
   if (S.Value == "defs")
     P.L.NoUndefined = true;
   else if (S.Value == "undefs")
@@ -98,7 +99,7 @@ void zKeyword(LinkerParser &P, const Seen &S) {
   else
     P.L.Ignored.push_back(("-z " + S.Value).str());
 }
-void excludeLibs(LinkerParser &P, const Seen &S) {
+void excludeLibs(Parser &P, const Seen &S) {
   SmallVector<StringRef, 4> Parts;
   S.Value.split(Parts, ',');
   for (StringRef Part : Parts) {
@@ -135,60 +136,60 @@ const GnuOption LongOptions[] = {
     {"pop-state", Flag, push<K::PopState>},
     {"library", Value, library},
     {"library-path", Value, searchDir},
-    {"sysroot", Value, [](LinkerParser &P, const Seen &S) {
+    {"sysroot", Value, [](Parser &P, const Seen &S) {
        P.L.Sysroot = S.Value.str();
      }},
     // The output.
     {"output", Value, output},
-    {"shared", Flag, [](LinkerParser &P, const Seen &) { P.SawShared = true; }},
+    {"shared", Flag, [](Parser &P, const Seen &) { P.SawShared = true; }},
     {"Bshareable", Flag,
-     [](LinkerParser &P, const Seen &) { P.SawShared = true; }},
-    {"pie", Flag, [](LinkerParser &P, const Seen &) { P.SawPie = true; }},
+     [](Parser &P, const Seen &) { P.SawShared = true; }},
+    {"pie", Flag, [](Parser &P, const Seen &) { P.SawPie = true; }},
     {"pic-executable", Flag,
-     [](LinkerParser &P, const Seen &) { P.SawPie = true; }},
-    {"no-pie", Flag, [](LinkerParser &P, const Seen &) { P.SawNoPie = true; }},
+     [](Parser &P, const Seen &) { P.SawPie = true; }},
+    {"no-pie", Flag, [](Parser &P, const Seen &) { P.SawNoPie = true; }},
     {"no-dynamic-linker", Flag, nullptr},
     {"dynamic-linker", Value, dynamicLinker},
     {"relocatable", Flag, relocatable},
     // What decides extraction.
     {"undefined", Value, undefined},
-    {"require-defined", Value, [](LinkerParser &P, const Seen &S) {
+    {"require-defined", Value, [](Parser &P, const Seen &S) {
        P.L.Undefined.push_back(S.Value.str());
        P.L.RequireDefined.push_back(S.Value.str());
      }},
     {"entry", Value, entry},
     {"gc-sections", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.GcSections = true; }},
+     [](Parser &P, const Seen &) { P.L.GcSections = true; }},
     {"no-gc-sections", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.GcSections = false; }},
+     [](Parser &P, const Seen &) { P.L.GcSections = false; }},
     // What decides exports.
     {"export-dynamic", Flag, exportDynamic},
     {"no-export-dynamic", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.ExportDynamic = false; }},
-    {"export-dynamic-symbol", Value, [](LinkerParser &P, const Seen &S) {
+     [](Parser &P, const Seen &) { P.L.ExportDynamic = false; }},
+    {"export-dynamic-symbol", Value, [](Parser &P, const Seen &S) {
        P.L.ExportDynamicSymbols.push_back(S.Value.str());
      }},
-    {"export-dynamic-symbol-list", Value, [](LinkerParser &P, const Seen &S) {
+    {"export-dynamic-symbol-list", Value, [](Parser &P, const Seen &S) {
        P.L.ExportDynamicSymbolLists.push_back(absolute(P.Cwd, S.Value));
      }},
-    {"dynamic-list", Value, [](LinkerParser &P, const Seen &S) {
+    {"dynamic-list", Value, [](Parser &P, const Seen &S) {
        P.L.DynamicLists.push_back(absolute(P.Cwd, S.Value));
      }},
     {"dynamic-list-data", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.DynamicListData = true; }},
-    {"version-script", Value, [](LinkerParser &P, const Seen &S) {
+     [](Parser &P, const Seen &) { P.L.DynamicListData = true; }},
+    {"version-script", Value, [](Parser &P, const Seen &S) {
        P.L.VersionScripts.push_back(absolute(P.Cwd, S.Value));
      }},
     {"exclude-libs", Value, excludeLibs},
     // What decides errors.
     {"allow-multiple-definition", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.AllowMultipleDefinition = true; }},
+     [](Parser &P, const Seen &) { P.L.AllowMultipleDefinition = true; }},
     {"no-undefined", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.NoUndefined = true; }},
+     [](Parser &P, const Seen &) { P.L.NoUndefined = true; }},
     {"allow-shlib-undefined", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.AllowShlibUndefined = true; }},
+     [](Parser &P, const Seen &) { P.L.AllowShlibUndefined = true; }},
     {"no-allow-shlib-undefined", Flag,
-     [](LinkerParser &P, const Seen &) { P.L.AllowShlibUndefined = false; }},
+     [](Parser &P, const Seen &) { P.L.AllowShlibUndefined = false; }},
     // Not modelled: noted as approximations.
     {"script", Value, script},
     {"wrap", Value, notModelled},
@@ -332,8 +333,8 @@ const ShortOption *findShort(char C) {
 
 } // namespace
 
-Error LinkerParser::parse(std::vector<std::string> Words,
-                          std::vector<int> Tokens, bool Written) {
+Error GnuOptionParser::parse(std::vector<std::string> Words,
+                             std::vector<int> Tokens, bool Written) {
   Tokens.resize(Words.size(), -1);
   for (size_t I = 0; I < Words.size(); ++I) {
     StringRef W = Words[I];
@@ -414,18 +415,37 @@ Error LinkerParser::parse(std::vector<std::string> Words,
   return Error::success();
 }
 
-void LinkerParser::addLibrary(StringRef Name, int Tok, bool Written) {
+void GnuOptionParser::addLibrary(StringRef Name, int Tok, bool Written) {
   L.Args.push_back({K::Library, Name.str(), Tok, Written});
 }
 
-void LinkerParser::addSearchDir(StringRef D) {
+void GnuOptionParser::addSearchDir(StringRef D) {
   std::string Dir = D.str();
   if (D.starts_with("=") && !L.Sysroot.empty())
     Dir = L.Sysroot + D.drop_front().str();
   L.SearchDirs.push_back(absolute(Cwd, Dir));
 }
 
-void LinkerParser::finish(bool DriverStatic) {
+Error GnuOptionParser::parseTranslated(const DriverView &V) {
+  if (Error E = parse(V.Words, V.WordToken, true))
+    return E;
+  if (V.Shared)
+    SawShared = true;
+  if (V.StaticPie || (!V.NoPie && !V.Static && !V.Shared))
+    SawPie = true; // distributions default to PIE
+  if (V.StaticPie)
+    L.Args.insert(L.Args.begin(), {K::StaticOn, "", -1, false});
+  if (V.Static)
+    L.Args.insert(L.Args.begin(), {K::StaticOn, "", -1, false});
+  if (!V.NoStdLib && !V.NoDefaultLibs)
+    L.Approximations.push_back(
+        "the driver's implicit inputs (crt files, libc, libstdc++, "
+        "libgcc) are not read: references nothing on the line defines "
+        "are assumed to come from them");
+  return Error::success();
+}
+
+void GnuOptionParser::finish(bool DriverStatic) {
   if (SawShared)
     L.OutputKind = LinkOutputKind::SharedLibrary;
   else if (SawPie && !SawNoPie)
@@ -437,6 +457,10 @@ void LinkerParser::finish(bool DriverStatic) {
   // only notes the request.
   if (DriverStatic && !SawShared && !SawPie)
     L.OutputKind = LinkOutputKind::StaticExecutable;
+}
+
+std::unique_ptr<LinkerOptions> gnuOptions(LinkCommandLine &L, StringRef Cwd) {
+  return std::make_unique<GnuOptionParser>(L, Cwd);
 }
 
 } // namespace aoti::audit::linker

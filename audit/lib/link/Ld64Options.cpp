@@ -25,10 +25,11 @@ namespace aoti::audit::linker {
 namespace {
 
 using K = LinkArg::Kind;
+using Parser = Ld64OptionParser;
 
 /// What an option does with its first value word V (empty for a flag);
 /// Tok is V's word in LinkCommandLine::Argv (the flag's own, for a flag).
-using Action = Error (*)(Ld64Parser &P, StringRef W, StringRef V, int Tok,
+using Action = Error (*)(Parser &P, StringRef W, StringRef V, int Tok,
                          bool Written);
 
 struct Ld64Option {
@@ -39,23 +40,23 @@ struct Ld64Option {
 
 /// Sets a flag of the parser or of the command line.
 #define SET(Expr)                                                              \
-  [](Ld64Parser &P, StringRef, StringRef V, int, bool) -> Error {              \
+  [](Parser &P, StringRef, StringRef V, int, bool) -> Error {              \
     Expr;                                                                      \
     return Error::success();                                                   \
   }
 
-Error addFile(Ld64Parser &P, StringRef, StringRef V, int Tok, bool Written) {
+Error addFile(Parser &P, StringRef, StringRef V, int Tok, bool Written) {
   P.add(K::File, V, Tok, Written);
   return Error::success();
 }
 
 /// A framework is a Library whose value names it: "framework:Foo".
-Error addFramework(Ld64Parser &P, StringRef, StringRef V, int, bool Written) {
+Error addFramework(Parser &P, StringRef, StringRef V, int, bool Written) {
   P.add(K::Library, ("framework:" + V).str(), -1, Written);
   return Error::success();
 }
 
-Error undefinedTreatment(Ld64Parser &P, StringRef, StringRef V, int, bool) {
+Error undefinedTreatment(Parser &P, StringRef, StringRef V, int, bool) {
   if (V != "error" && V != "warning" && V != "suppress" &&
       V != "dynamic_lookup")
     return makeError(formatv("-undefined {0}: ld64 takes error, warning, "
@@ -65,7 +66,7 @@ Error undefinedTreatment(Ld64Parser &P, StringRef, StringRef V, int, bool) {
   return Error::success();
 }
 
-Error alias(Ld64Parser &P, StringRef W, StringRef V, int, bool) {
+Error alias(Parser &P, StringRef W, StringRef V, int, bool) {
   P.L.Ignored.push_back((W + " " + V).str());
   P.L.Approximations.push_back(
       (W + " is not modelled: the aliases it defines are not in the replay")
@@ -85,19 +86,20 @@ const Ld64Option Options[] = {
          "-r (relocatable output) is not modelled"))},
     // Inputs.
     {"-force_load", 1,
-     [](Ld64Parser &P, StringRef, StringRef V, int Tok,
+     [](Parser &P, StringRef, StringRef V, int Tok,
         bool Written) -> Error {
        // The value word is the one a fix edits.
        P.add(K::ForceLoad, V, Tok, Written);
        return Error::success();
      }},
     {"-load_hidden", 1,
-     [](Ld64Parser &P, StringRef, StringRef V, int Tok,
+     [](Parser &P, StringRef, StringRef V, int Tok,
         bool Written) -> Error {
        P.add(K::File, V, Tok, Written);
-       P.L.Approximations.push_back(
-           ("-load_hidden " + V + ": the archive's symbols are not made private")
-               .str());
+       P.L.Approximations.push_back(("-load_hidden " + V +
+                                     ": the archive's symbols are not made "
+                                     "private")
+                                        .str());
        return Error::success();
      }},
     {"-needed_library", 1, addFile},
@@ -111,7 +113,7 @@ const Ld64Option Options[] = {
     {"-reexport_framework", 1, addFramework},
     {"-upward_framework", 1, addFramework},
     {"-filelist", 1,
-     [](Ld64Parser &P, StringRef, StringRef V, int, bool Written) -> Error {
+     [](Parser &P, StringRef, StringRef V, int, bool Written) -> Error {
        return P.readFileList(V, Written);
      }},
     {"-bundle_loader", 1, SET(P.L.BundleLoader = absolute(P.Cwd, V))},
@@ -255,15 +257,17 @@ const Ld64Option *find(StringRef W) {
 
 } // namespace
 
-void Ld64Parser::add(LinkArg::Kind Kind, StringRef V, int Tok, bool Written) {
+void Ld64OptionParser::add(LinkArg::Kind Kind, StringRef V, int Tok,
+                           bool Written) {
   L.Args.push_back({Kind, V.str(), Tok, Written});
 }
 
-void Ld64Parser::addSearchDir(std::vector<std::string> &Into, StringRef D) {
+void Ld64OptionParser::addSearchDir(std::vector<std::string> &Into,
+                                    StringRef D) {
   Into.push_back(absolute(Cwd, D));
 }
 
-Error Ld64Parser::readFileList(StringRef Arg, bool Written) {
+Error Ld64OptionParser::readFileList(StringRef Arg, bool Written) {
   // -filelist FILE[,DIRNAME]: one path per line, relative to DIRNAME.
   auto [File, Dir] = Arg.split(',');
   std::string Path = absolute(Cwd, File);
@@ -285,8 +289,8 @@ Error Ld64Parser::readFileList(StringRef Arg, bool Written) {
   return Error::success();
 }
 
-Error Ld64Parser::parse(std::vector<std::string> Words,
-                        std::vector<int> Tokens, bool Written) {
+Error Ld64OptionParser::parse(std::vector<std::string> Words,
+                              std::vector<int> Tokens, bool Written) {
   Tokens.resize(Words.size(), -1);
   for (size_t I = 0; I < Words.size(); ++I) {
     StringRef W = Words[I];
@@ -349,7 +353,7 @@ Error Ld64Parser::parse(std::vector<std::string> Words,
   return Error::success();
 }
 
-bool Ld64Parser::joinedLibrary(StringRef W, int Tok, bool Written) {
+bool Ld64OptionParser::joinedLibrary(StringRef W, int Tok, bool Written) {
   for (StringRef Pre : {"-needed-l", "-weak-l", "-reexport-l", "-upward-l",
                         "-lazy-l", "-hidden-l"}) {
     if (!W.starts_with(Pre) || W.size() == Pre.size())
@@ -363,7 +367,20 @@ bool Ld64Parser::joinedLibrary(StringRef W, int Tok, bool Written) {
   return false;
 }
 
-void Ld64Parser::finish() {
+Error Ld64OptionParser::parseTranslated(const DriverView &V) {
+  if (Error E = parse(V.Words, V.WordToken, true))
+    return E;
+  SawDylib |= V.Shared;
+  SawBundle |= V.Bundle;
+  SawStatic |= V.Static;
+  L.Approximations.push_back(
+      "the driver's implicit inputs (-lSystem, the SDK's directories) "
+      "are not read: references nothing on the line defines are assumed "
+      "to come from them");
+  return Error::success();
+}
+
+void Ld64OptionParser::finish(bool DriverStatic) {
   if (SawDylib)
     L.OutputKind = LinkOutputKind::SharedLibrary;
   else if (SawBundle)
@@ -374,6 +391,10 @@ void Ld64Parser::finish() {
     L.OutputKind = LinkOutputKind::PIE; // ld64 makes PIEs by default
   if (!L.BundleLoader.empty())
     L.Args.push_back({LinkArg::Kind::File, L.BundleLoader, -1, false});
+}
+
+std::unique_ptr<LinkerOptions> ld64Options(LinkCommandLine &L, StringRef Cwd) {
+  return std::make_unique<Ld64OptionParser>(L, Cwd);
 }
 
 } // namespace aoti::audit::linker

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,41 +77,73 @@ struct DriverView {
 
 DriverView translateDriver(ArrayRef<std::string> Argv);
 
+// --- the option tables ----------------------------------------------------
+
+/// A linker flavour's option table, read through one interface: Driver.cpp
+/// picks the flavour's (gnuOptions, ld64Options) and reads every word
+/// through it.
+class LinkerOptions {
+public:
+  virtual ~LinkerOptions() = default;
+  /// Linker words into the command line. Tokens: each word's index in
+  /// LinkCommandLine::Argv (missing or -1: none). Written: the user wrote
+  /// them (false: the compiler driver added them).
+  virtual Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
+                      bool Written) = 0;
+  /// The compiler driver's flags translated by hand (it could not be asked
+  /// for its linker line): the words, and what -shared, -static, -pie and
+  /// the like ask of this linker; the implicit inputs are noted as left out.
+  virtual Error parseTranslated(const DriverView &V) = 0;
+  /// After the last word: the output kind. DriverStatic: the compiler
+  /// driver was given -static (not -static-pie).
+  virtual void finish(bool DriverStatic) = 0;
+};
+
+std::unique_ptr<LinkerOptions> gnuOptions(LinkCommandLine &L, StringRef Cwd);
+std::unique_ptr<LinkerOptions> ld64Options(LinkCommandLine &L, StringRef Cwd);
+
 // --- GnuOptions.cpp ------------------------------------------------------
 
 /// GNU ld's and lld's words (one dash or two) into LinkCommandLine, by the
 /// option table in GnuOptions.cpp.
-struct LinkerParser {
+struct GnuOptionParser final : LinkerOptions {
+  GnuOptionParser(LinkCommandLine &L, StringRef Cwd) : L(L), Cwd(Cwd) {}
+
   LinkCommandLine &L;
   StringRef Cwd;
   bool SawPie = false, SawNoPie = false, SawShared = false,
        SawDynamicLinker = false;
 
   Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
-              bool Written);
+              bool Written) override;
+  Error parseTranslated(const DriverView &V) override;
+  void finish(bool DriverStatic) override;
   void addLibrary(StringRef Name, int Tok, bool Written);
   void addSearchDir(StringRef D);
-  void finish(bool DriverStatic);
 };
 
 // --- Ld64Options.cpp -----------------------------------------------------
 
 /// ld64's and ld64.lld's words into LinkCommandLine, by the option table
 /// in Ld64Options.cpp.
-struct Ld64Parser {
+struct Ld64OptionParser final : LinkerOptions {
+  Ld64OptionParser(LinkCommandLine &L, StringRef Cwd) : L(L), Cwd(Cwd) {}
+
   LinkCommandLine &L;
   StringRef Cwd;
   bool SawDylib = false, SawBundle = false, SawStatic = false;
 
   Error parse(std::vector<std::string> Words, std::vector<int> Tokens,
-              bool Written);
+              bool Written) override;
+  Error parseTranslated(const DriverView &V) override;
+  /// DriverStatic does not apply: ld64's -static is a word of its own.
+  void finish(bool DriverStatic) override;
   void add(LinkArg::Kind K, StringRef V, int Tok, bool Written);
   void addSearchDir(std::vector<std::string> &Into, StringRef D);
   /// -filelist FILE[,DIRNAME].
   Error readFileList(StringRef Arg, bool Written);
   /// -needed-lNAME, -weak-lNAME, ...: a library read as -lNAME is.
   bool joinedLibrary(StringRef W, int Tok, bool Written);
-  void finish();
 };
 
 // --- Subprocess.cpp ------------------------------------------------------
