@@ -14,7 +14,11 @@
 // not to) the driver flags are translated by hand and the implicit inputs are
 // left out; LinkCommandLine::Approximations says so.
 //
-// Nothing here reads an input file; LinkModel.h does that.
+// Nothing here reads an input file; link/Model.h does that. The code is in
+// audit/lib/link: Driver.cpp (parseLinkCommand), CompilerDriver.cpp (gcc's
+// and clang's flags), GnuOptions.cpp and Ld64Options.cpp (one option table
+// per linker flavour), Words.cpp (shell words, response files, program
+// names), Subprocess.cpp (runAndCapture, `-###`, default directories).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_LINKCOMMANDLINE_H

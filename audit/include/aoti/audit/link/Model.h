@@ -15,6 +15,11 @@
 //                    judge: the status of every required symbol, and the same
 //                    link replayed with the fix applied.
 //
+// The code is in audit/lib/link, a file a pass: Inputs.cpp (readLinkInputs);
+// the replay in Model.cpp (simulateLink), SymbolTable.cpp,
+// ArchiveExtraction.cpp (with the GNU, lld and ld64 policies), Exports.cpp,
+// MarkLive.cpp and Undefined.cpp; Analysis.cpp (analyzeLink).
+//
 // Nothing here words a finding; rules/link does that.
 //
 //===----------------------------------------------------------------------===//
