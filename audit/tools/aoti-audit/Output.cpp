@@ -7,7 +7,7 @@
 #include <map>
 
 using namespace llvm;
-using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
 

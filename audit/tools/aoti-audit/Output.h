@@ -2,7 +2,7 @@
 #ifndef AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
 #define AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
 
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,11 +28,11 @@ bool useColor(llvm::raw_ostream &OS, llvm::StringRef Flag);
 /// Prints findings grouped by (rule, fix): one block per cause, the message
 /// of the first finding, the other symbols named, then the fix.
 void printFindingsText(llvm::raw_ostream &OS,
-                       const std::vector<const audit::Finding *> &Findings,
+                       const std::vector<const rules::Finding *> &Findings,
                        bool Color);
 
 /// "error", "warning", "note" coloured as clang colours them.
-void printSeverity(llvm::raw_ostream &OS, audit::Severity S, bool Color);
+void printSeverity(llvm::raw_ostream &OS, rules::Severity S, bool Color);
 
 /// Prints an error about the command line or an input, "aoti-audit: error: ...".
 void printError(llvm::StringRef Message);

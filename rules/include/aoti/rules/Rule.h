@@ -10,7 +10,7 @@
 #ifndef AOTI_RULES_RULE_H
 #define AOTI_RULES_RULE_H
 
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -24,9 +24,6 @@ struct LinkFacts;
 }
 
 namespace aoti::rules {
-
-using audit::Finding;
-using audit::Severity;
 
 struct RuleInfo {
   llvm::StringRef Id;      // "AOTI002"

@@ -5,7 +5,7 @@
 // library.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Config.h"
+#include "aoti/rules/Config.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,7 +19,7 @@
 
 using namespace llvm;
 
-namespace aoti::audit {
+namespace aoti::rules {
 
 namespace {
 
@@ -277,4 +277,4 @@ std::vector<SuppressedFinding> applyConfig(AuditConfig &Config,
   return Suppressed;
 }
 
-} // namespace aoti::audit
+} // namespace aoti::rules
