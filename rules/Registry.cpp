@@ -26,21 +26,21 @@ Finding Rule::make() const {
 const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
   static const std::vector<std::unique_ptr<CheckRule>> Rules = [] {
     std::vector<std::unique_ptr<CheckRule>> R;
-    R.push_back(std::make_unique<UndefinedSymbol>());
-    R.push_back(std::make_unique<NotExported>());
-    R.push_back(std::make_unique<ArchiveMemberNotLinked>());
-    R.push_back(std::make_unique<HiddenDefinition>());
-    R.push_back(std::make_unique<OutsideScope>());
-    R.push_back(std::make_unique<VersionMismatch>());
-    R.push_back(std::make_unique<MissingVersionNode>());
-    R.push_back(std::make_unique<LibraryNotFound>());
-    R.push_back(std::make_unique<DuplicateProvider>());
-    R.push_back(std::make_unique<LibTorchClash>());
-    R.push_back(std::make_unique<Interposition>());
-    R.push_back(std::make_unique<WeakUnresolved>());
-    R.push_back(std::make_unique<ExecutableNotLoadable>());
-    R.push_back(std::make_unique<StaticHost>());
-    R.push_back(std::make_unique<FallbackNotImplemented>());
+    R.push_back(std::make_unique<check::UndefinedSymbol>());
+    R.push_back(std::make_unique<check::SymbolNotExported>());
+    R.push_back(std::make_unique<check::ArchiveMemberNotLinked>());
+    R.push_back(std::make_unique<check::HiddenDefinition>());
+    R.push_back(std::make_unique<check::ProviderOutsideScope>());
+    R.push_back(std::make_unique<check::SymbolVersionMismatch>());
+    R.push_back(std::make_unique<check::MissingVersionNode>());
+    R.push_back(std::make_unique<check::LibraryNotFound>());
+    R.push_back(std::make_unique<check::DuplicateProvider>());
+    R.push_back(std::make_unique<check::LibTorchClash>());
+    R.push_back(std::make_unique<check::SymbolInterposition>());
+    R.push_back(std::make_unique<check::WeakUnresolved>());
+    R.push_back(std::make_unique<check::ExecutableNotLoadable>());
+    R.push_back(std::make_unique<check::StaticHost>());
+    R.push_back(std::make_unique<check::FallbackNotImplemented>());
     return R;
   }();
   return Rules;
@@ -49,11 +49,11 @@ const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
 const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
   static const std::vector<std::unique_ptr<DupsRule>> Rules = [] {
     std::vector<std::unique_ptr<DupsRule>> R;
-    R.push_back(std::make_unique<StrongDuplicate>());
-    R.push_back(std::make_unique<StrongWeakDuplicate>());
-    R.push_back(std::make_unique<WeakDuplicate>());
-    R.push_back(std::make_unique<CommonDuplicate>());
-    R.push_back(std::make_unique<DupsLibTorchClash>());
+    R.push_back(std::make_unique<dups::StrongDuplicate>());
+    R.push_back(std::make_unique<dups::StrongWeakDuplicate>());
+    R.push_back(std::make_unique<dups::WeakDuplicate>());
+    R.push_back(std::make_unique<dups::CommonDuplicate>());
+    R.push_back(std::make_unique<dups::LibTorchShimClash>());
     return R;
   }();
   return Rules;
@@ -62,17 +62,17 @@ const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
 const std::vector<std::unique_ptr<LinkRule>> &linkRules() {
   static const std::vector<std::unique_ptr<LinkRule>> Rules = [] {
     std::vector<std::unique_ptr<LinkRule>> R;
-    R.push_back(std::make_unique<LinkMemberNotPulledIn>());
-    R.push_back(std::make_unique<LinkNotExported>());
-    R.push_back(std::make_unique<LinkDiscardedByGc>());
-    R.push_back(std::make_unique<LinkMadeLocal>());
-    R.push_back(std::make_unique<LinkNotDefined>());
-    R.push_back(std::make_unique<LinkDroppedAsNeeded>());
-    R.push_back(std::make_unique<LinkMultipleDefinition>());
-    R.push_back(std::make_unique<LinkWholeArchiveDuplicate>());
-    R.push_back(std::make_unique<LinkUndefinedReference>());
-    R.push_back(std::make_unique<LinkLldOnlyBackReference>());
-    R.push_back(std::make_unique<LinkInputProblem>());
+    R.push_back(std::make_unique<link::MemberNotPulledIn>());
+    R.push_back(std::make_unique<link::NotExported>());
+    R.push_back(std::make_unique<link::DiscardedByGc>());
+    R.push_back(std::make_unique<link::MadeLocal>());
+    R.push_back(std::make_unique<link::NotDefined>());
+    R.push_back(std::make_unique<link::DroppedAsNeeded>());
+    R.push_back(std::make_unique<link::MultipleDefinition>());
+    R.push_back(std::make_unique<link::WholeArchiveDuplicate>());
+    R.push_back(std::make_unique<link::UndefinedReference>());
+    R.push_back(std::make_unique<link::LldOnly>());
+    R.push_back(std::make_unique<link::InputProblem>());
     return R;
   }();
   return Rules;

@@ -12,7 +12,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &ArchiveMemberNotLinked::info() const {
   static const RuleInfo I{"AOTI003", "archive-member-not-linked",
@@ -50,4 +50,4 @@ void ArchiveMemberNotLinked::check(const CheckFacts &F,
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 #define AOTI_CHECK_RULE(Class)                                                 \
   class Class final : public CheckRule {                                       \
@@ -20,16 +20,16 @@ namespace aoti::rules {
   };
 
 AOTI_CHECK_RULE(UndefinedSymbol)        // AOTI001
-AOTI_CHECK_RULE(NotExported)            // AOTI002
+AOTI_CHECK_RULE(SymbolNotExported)      // AOTI002
 AOTI_CHECK_RULE(ArchiveMemberNotLinked) // AOTI003
 AOTI_CHECK_RULE(HiddenDefinition)       // AOTI004
-AOTI_CHECK_RULE(OutsideScope)           // AOTI005
-AOTI_CHECK_RULE(VersionMismatch)        // AOTI006
+AOTI_CHECK_RULE(ProviderOutsideScope)   // AOTI005
+AOTI_CHECK_RULE(SymbolVersionMismatch)  // AOTI006
 AOTI_CHECK_RULE(MissingVersionNode)     // AOTI007
 AOTI_CHECK_RULE(LibraryNotFound)        // AOTI008
 AOTI_CHECK_RULE(DuplicateProvider)      // AOTI009
 AOTI_CHECK_RULE(LibTorchClash)          // AOTI010
-AOTI_CHECK_RULE(Interposition)          // AOTI011
+AOTI_CHECK_RULE(SymbolInterposition)    // AOTI011
 AOTI_CHECK_RULE(WeakUnresolved)         // AOTI012
 AOTI_CHECK_RULE(ExecutableNotLoadable)  // AOTI013
 AOTI_CHECK_RULE(StaticHost)             // AOTI014
@@ -55,6 +55,6 @@ bool hasLibTorchProvider(const audit::CheckFacts &F, const audit::SymbolFacts &S
 /// shims were not part of the build.
 std::optional<bool> projectShimsExport(llvm::StringRef Name);
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check
 
 #endif

@@ -13,7 +13,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &DuplicateProvider::info() const {
   static const RuleInfo I{"AOTI009", "duplicate-provider", Severity::Error,
@@ -65,4 +65,4 @@ void DuplicateProvider::check(const CheckFacts &F, std::vector<Finding> &Out) co
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -13,7 +13,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &ExecutableNotLoadable::info() const {
   static const RuleInfo I{"AOTI013", "executable-not-loadable", Severity::Error,
@@ -74,4 +74,4 @@ void ExecutableNotLoadable::check(const CheckFacts &F,
       Emit(R, P.Path);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -22,7 +22,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 std::optional<bool> projectShimsExport(StringRef Name) {
 #define AOTI_SHIM_EXPORT(N) N,
@@ -116,4 +116,4 @@ void FallbackNotImplemented::check(const CheckFacts &F,
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -12,7 +12,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &HiddenDefinition::info() const {
   static const RuleInfo I{"AOTI004", "hidden-definition", Severity::Error,
@@ -113,4 +113,4 @@ void HiddenDefinition::check(const CheckFacts &F, std::vector<Finding> &Out) con
   report(F, MissingReason::LocalBinding, *this, make(), Out);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

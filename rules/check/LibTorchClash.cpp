@@ -13,7 +13,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &LibTorchClash::info() const {
   static const RuleInfo I{"AOTI010", "libtorch-clash", Severity::Error,
@@ -48,4 +48,4 @@ void LibTorchClash::check(const CheckFacts &F, std::vector<Finding> &Out) const 
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -15,7 +15,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &MissingVersionNode::info() const {
   static const RuleInfo I{"AOTI007", "missing-version-node", Severity::Error,
@@ -115,4 +115,4 @@ void MissingVersionNode::check(const CheckFacts &F, std::vector<Finding> &Out) c
       Emit(V, P.Path);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

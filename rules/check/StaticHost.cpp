@@ -15,7 +15,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &StaticHost::info() const {
   static const RuleInfo I{"AOTI014", "static-host", Severity::Error,
@@ -54,4 +54,4 @@ void StaticHost::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

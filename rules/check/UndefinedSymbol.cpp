@@ -11,7 +11,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &UndefinedSymbol::info() const {
   static const RuleInfo I{"AOTI001", "undefined-symbol", Severity::Error,
@@ -67,4 +67,4 @@ void UndefinedSymbol::check(const CheckFacts &F, std::vector<Finding> &Out) cons
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -12,7 +12,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &CommonDuplicate::info() const {
   static const RuleInfo I{"AOTI104", "common-duplicate", Severity::Warning,
@@ -43,4 +43,4 @@ void CommonDuplicate::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 #define AOTI_DUPS_RULE(Class)                                                  \
   class Class final : public DupsRule {                                        \
@@ -28,11 +28,13 @@ AOTI_DUPS_RULE(StrongDuplicate)     // AOTI101
 AOTI_DUPS_RULE(StrongWeakDuplicate) // AOTI102
 AOTI_DUPS_RULE(WeakDuplicate)       // AOTI103
 AOTI_DUPS_RULE(CommonDuplicate)     // AOTI104
-AOTI_DUPS_RULE(DupsLibTorchClash)   // AOTI105
+AOTI_DUPS_RULE(LibTorchShimClash)   // AOTI105
 
 #undef AOTI_DUPS_RULE
 
-namespace dupstext {
+} // namespace aoti::rules::dups
+
+namespace aoti::rules::dupstext {
 
 /// `name` in backquotes; the demangled name for C++.
 std::string quote(const audit::Duplicate &D);
@@ -51,8 +53,6 @@ std::string linkState(const audit::Duplicate &D);
 /// The finding every rule starts from: symbol and file filled in.
 Finding start(Finding F, const audit::Duplicate &D);
 
-} // namespace dupstext
-
-} // namespace aoti::rules
+} // namespace aoti::rules::dupstext
 
 #endif

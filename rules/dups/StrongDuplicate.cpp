@@ -13,7 +13,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &StrongDuplicate::info() const {
   static const RuleInfo I{"AOTI101", "strong-duplicate", Severity::Error,
@@ -64,4 +64,4 @@ void StrongDuplicate::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

@@ -11,7 +11,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &StrongWeakDuplicate::info() const {
   static const RuleInfo I{"AOTI102", "strong-weak-duplicate", Severity::Warning,
@@ -38,4 +38,4 @@ void StrongWeakDuplicate::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

@@ -12,7 +12,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &WeakDuplicate::info() const {
   static const RuleInfo I{"AOTI103", "weak-duplicate", Severity::Note,
@@ -42,4 +42,4 @@ void WeakDuplicate::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

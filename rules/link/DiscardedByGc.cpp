@@ -12,16 +12,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkDiscardedByGc::info() const {
+const RuleInfo &DiscardedByGc::info() const {
   static const RuleInfo I{"AOTI203", "link-discarded-by-gc", Severity::Error,
                           "--gc-sections removes a required symbol the link "
                           "pulled in"};
   return I;
 }
 
-void LinkDiscardedByGc::check(const LinkFacts &F,
+void DiscardedByGc::check(const LinkFacts &F,
                               std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::Discarded)
@@ -51,4 +51,4 @@ void LinkDiscardedByGc::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

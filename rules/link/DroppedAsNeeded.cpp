@@ -16,16 +16,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkDroppedAsNeeded::info() const {
+const RuleInfo &DroppedAsNeeded::info() const {
   static const RuleInfo I{"AOTI211", "link-dropped-as-needed", Severity::Error,
                           "--as-needed drops the shared library that defines "
                           "a required symbol"};
   return I;
 }
 
-void LinkDroppedAsNeeded::check(const LinkFacts &F,
+void DroppedAsNeeded::check(const LinkFacts &F,
                                 std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::DroppedAsNeeded || Q.Input < 0)
@@ -57,4 +57,4 @@ void LinkDroppedAsNeeded::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

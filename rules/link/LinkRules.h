@@ -6,7 +6,7 @@
 #include "aoti/audit/link/Model.h"
 #include "aoti/rules/Rule.h"
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
 #define AOTI_LINK_RULE(Class)                                                  \
   class Class final : public LinkRule {                                        \
@@ -16,20 +16,20 @@ namespace aoti::rules {
                std::vector<Finding> &Out) const override;                      \
   };
 
-AOTI_LINK_RULE(LinkMemberNotPulledIn)     // AOTI201
-AOTI_LINK_RULE(LinkNotExported)           // AOTI202
-AOTI_LINK_RULE(LinkDiscardedByGc)         // AOTI203
-AOTI_LINK_RULE(LinkMadeLocal)             // AOTI204
-AOTI_LINK_RULE(LinkNotDefined)            // AOTI205
-AOTI_LINK_RULE(LinkMultipleDefinition)    // AOTI206
-AOTI_LINK_RULE(LinkWholeArchiveDuplicate) // AOTI207
-AOTI_LINK_RULE(LinkUndefinedReference)    // AOTI208
-AOTI_LINK_RULE(LinkLldOnlyBackReference)  // AOTI209
-AOTI_LINK_RULE(LinkInputProblem)          // AOTI210
-AOTI_LINK_RULE(LinkDroppedAsNeeded)       // AOTI211
+AOTI_LINK_RULE(MemberNotPulledIn)         // AOTI201
+AOTI_LINK_RULE(NotExported)               // AOTI202
+AOTI_LINK_RULE(DiscardedByGc)             // AOTI203
+AOTI_LINK_RULE(MadeLocal)                 // AOTI204
+AOTI_LINK_RULE(NotDefined)                // AOTI205
+AOTI_LINK_RULE(MultipleDefinition)        // AOTI206
+AOTI_LINK_RULE(WholeArchiveDuplicate)     // AOTI207
+AOTI_LINK_RULE(UndefinedReference)        // AOTI208
+AOTI_LINK_RULE(LldOnly)                   // AOTI209
+AOTI_LINK_RULE(InputProblem)              // AOTI210
+AOTI_LINK_RULE(DroppedAsNeeded)           // AOTI211
 
 #undef AOTI_LINK_RULE
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link
 
 #endif

@@ -14,16 +14,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkMadeLocal::info() const {
+const RuleInfo &MadeLocal::info() const {
   static const RuleInfo I{"AOTI204", "link-made-local", Severity::Error,
                           "a required symbol is hidden or made local, so no "
                           "export flag can export it"};
   return I;
 }
 
-void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
+void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::MadeLocal)
       continue;
@@ -121,4 +121,4 @@ void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -12,9 +12,9 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkMemberNotPulledIn::info() const {
+const RuleInfo &MemberNotPulledIn::info() const {
   static const RuleInfo I{"AOTI201", "link-member-not-pulled-in",
                           Severity::Error,
                           "the link line leaves out the archive member that "
@@ -22,7 +22,7 @@ const RuleInfo &LinkMemberNotPulledIn::info() const {
   return I;
 }
 
-void LinkMemberNotPulledIn::check(const LinkFacts &F,
+void MemberNotPulledIn::check(const LinkFacts &F,
                                   std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::NotPulledIn)
@@ -74,4 +74,4 @@ void LinkMemberNotPulledIn::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

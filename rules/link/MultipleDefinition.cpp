@@ -13,9 +13,9 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkMultipleDefinition::info() const {
+const RuleInfo &MultipleDefinition::info() const {
   static const RuleInfo I{"AOTI206", "link-multiple-definition",
                           Severity::Error,
                           "two objects the link takes define the same strong "
@@ -23,7 +23,7 @@ const RuleInfo &LinkMultipleDefinition::info() const {
   return I;
 }
 
-void LinkMultipleDefinition::check(const LinkFacts &F,
+void MultipleDefinition::check(const LinkFacts &F,
                                    std::vector<Finding> &Out) const {
   for (const audit::MultipleDefinition &M : F.Result.MultipleDefinitions) {
     Finding Fd = make();
@@ -46,4 +46,4 @@ void LinkMultipleDefinition::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -11,16 +11,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkNotDefined::info() const {
+const RuleInfo &NotDefined::info() const {
   static const RuleInfo I{"AOTI205", "link-not-defined", Severity::Error,
                           "no input on the link line defines a required "
                           "symbol"};
   return I;
 }
 
-void LinkNotDefined::check(const LinkFacts &F,
+void NotDefined::check(const LinkFacts &F,
                            std::vector<Finding> &Out) const {
   std::string From;
   for (const std::string &S : F.RequiredFrom)
@@ -56,4 +56,4 @@ void LinkNotDefined::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -13,16 +13,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkNotExported::info() const {
+const RuleInfo &NotExported::info() const {
   static const RuleInfo I{"AOTI202", "link-not-exported", Severity::Error,
                           "the output defines a required symbol but does not "
                           "export it"};
   return I;
 }
 
-void LinkNotExported::check(const LinkFacts &F,
+void NotExported::check(const LinkFacts &F,
                             std::vector<Finding> &Out) const {
   bool Static = F.Result.OutputKind == LinkOutputKind::StaticExecutable;
   for (const RequiredSymbol &Q : F.Required) {
@@ -45,4 +45,4 @@ void LinkNotExported::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -17,9 +17,9 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkUndefinedReference::info() const {
+const RuleInfo &UndefinedReference::info() const {
   static const RuleInfo I{"AOTI208", "link-undefined-reference",
                           Severity::Error,
                           "a reference nothing on the link line resolves: "
@@ -27,7 +27,7 @@ const RuleInfo &LinkUndefinedReference::info() const {
   return I;
 }
 
-void LinkUndefinedReference::check(const LinkFacts &F,
+void UndefinedReference::check(const LinkFacts &F,
                                    std::vector<Finding> &Out) const {
   for (const audit::UndefinedReference &U : F.Result.Undefined) {
     Finding Fd = make();
@@ -110,4 +110,4 @@ void LinkUndefinedReference::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

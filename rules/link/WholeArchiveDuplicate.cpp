@@ -13,9 +13,9 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkWholeArchiveDuplicate::info() const {
+const RuleInfo &WholeArchiveDuplicate::info() const {
   static const RuleInfo I{"AOTI207", "link-whole-archive-duplicate",
                           Severity::Warning,
                           "force-linking the shim archive would add a "
@@ -23,7 +23,7 @@ const RuleInfo &LinkWholeArchiveDuplicate::info() const {
   return I;
 }
 
-void LinkWholeArchiveDuplicate::check(const LinkFacts &F,
+void WholeArchiveDuplicate::check(const LinkFacts &F,
                                       std::vector<Finding> &Out) const {
   if (!F.Fixed)
     return;
@@ -51,4 +51,4 @@ void LinkWholeArchiveDuplicate::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

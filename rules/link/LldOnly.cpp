@@ -1,4 +1,4 @@
-//===- LldOnlyBackReference.cpp - AOTI209 ---------------------------------===//
+//===- LldOnly.cpp - AOTI209 ------------------------------------------------===//
 //
 // lld (and mold) resolve a reference against any archive on the line, before
 // or after it, and let every shared library's references count; GNU ld and
@@ -16,16 +16,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkLldOnlyBackReference::info() const {
+const RuleInfo &LldOnly::info() const {
   static const RuleInfo I{"AOTI209", "link-lld-only", Severity::Warning,
                           "the link gets a required symbol only under lld's "
                           "archive rules; GNU ld would leave it out"};
   return I;
 }
 
-void LinkLldOnlyBackReference::check(const LinkFacts &F,
+void LldOnly::check(const LinkFacts &F,
                                      std::vector<Finding> &Out) const {
   if (!F.GnuReplay || F.GnuRequired.size() != F.Required.size())
     return;
@@ -73,4 +73,4 @@ void LinkLldOnlyBackReference::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -1,4 +1,4 @@
-//===- NotExported.cpp - AOTI002 ------------------------------------------===//
+//===- SymbolNotExported.cpp - AOTI002 --------------------------------------===//
 //
 // The host defines the name but its dynamic symbol table does not hold it: an
 // executable exports only what a shared library on its link line referenced,
@@ -14,16 +14,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
-const RuleInfo &NotExported::info() const {
+const RuleInfo &SymbolNotExported::info() const {
   static const RuleInfo I{"AOTI002", "symbol-not-exported", Severity::Error,
                           "the host defines the symbol but does not export "
                           "it to plugins"};
   return I;
 }
 
-void NotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+void SymbolNotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   forEachMissing(F, MissingReason::NotExported,
                  [&](const PluginFacts &P, const SymbolFacts &S) {
@@ -48,4 +48,4 @@ void NotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check
