@@ -1,8 +1,8 @@
 //===- Registry.cpp - The list of rules -----------------------------------===//
 //
-// Rules are listed here explicitly rather than registered by static
-// constructors: a static initializer in an archive member is exactly what a
-// static link drops.
+// The rules are Rules.def's rows, instantiated here in the order of the rows,
+// rather than registered by static constructors: a static initializer in an
+// archive member is exactly what a static link drops.
 //
 //===----------------------------------------------------------------------===//
 #include "check/CheckRules.h"
@@ -26,21 +26,9 @@ Finding Rule::make() const {
 const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
   static const std::vector<std::unique_ptr<CheckRule>> Rules = [] {
     std::vector<std::unique_ptr<CheckRule>> R;
-    R.push_back(std::make_unique<check::UndefinedSymbol>());
-    R.push_back(std::make_unique<check::SymbolNotExported>());
-    R.push_back(std::make_unique<check::ArchiveMemberNotLinked>());
-    R.push_back(std::make_unique<check::HiddenDefinition>());
-    R.push_back(std::make_unique<check::ProviderOutsideScope>());
-    R.push_back(std::make_unique<check::SymbolVersionMismatch>());
-    R.push_back(std::make_unique<check::MissingVersionNode>());
-    R.push_back(std::make_unique<check::LibraryNotFound>());
-    R.push_back(std::make_unique<check::DuplicateProvider>());
-    R.push_back(std::make_unique<check::LibTorchClash>());
-    R.push_back(std::make_unique<check::SymbolInterposition>());
-    R.push_back(std::make_unique<check::WeakUnresolved>());
-    R.push_back(std::make_unique<check::ExecutableNotLoadable>());
-    R.push_back(std::make_unique<check::StaticHost>());
-    R.push_back(std::make_unique<check::FallbackNotImplemented>());
+#define AOTI_CHECK_RULE(CLASS, ID, NAME)                                       \
+  R.push_back(std::make_unique<check::CLASS>());
+#include "Rules.def"
     return R;
   }();
   return Rules;
@@ -49,11 +37,9 @@ const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
 const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
   static const std::vector<std::unique_ptr<DupsRule>> Rules = [] {
     std::vector<std::unique_ptr<DupsRule>> R;
-    R.push_back(std::make_unique<dups::StrongDuplicate>());
-    R.push_back(std::make_unique<dups::StrongWeakDuplicate>());
-    R.push_back(std::make_unique<dups::WeakDuplicate>());
-    R.push_back(std::make_unique<dups::CommonDuplicate>());
-    R.push_back(std::make_unique<dups::LibTorchShimClash>());
+#define AOTI_DUPS_RULE(CLASS, ID, NAME)                                       \
+  R.push_back(std::make_unique<dups::CLASS>());
+#include "Rules.def"
     return R;
   }();
   return Rules;
@@ -62,17 +48,9 @@ const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
 const std::vector<std::unique_ptr<LinkRule>> &linkRules() {
   static const std::vector<std::unique_ptr<LinkRule>> Rules = [] {
     std::vector<std::unique_ptr<LinkRule>> R;
-    R.push_back(std::make_unique<link::MemberNotPulledIn>());
-    R.push_back(std::make_unique<link::NotExported>());
-    R.push_back(std::make_unique<link::DiscardedByGc>());
-    R.push_back(std::make_unique<link::MadeLocal>());
-    R.push_back(std::make_unique<link::NotDefined>());
-    R.push_back(std::make_unique<link::DroppedAsNeeded>());
-    R.push_back(std::make_unique<link::MultipleDefinition>());
-    R.push_back(std::make_unique<link::WholeArchiveDuplicate>());
-    R.push_back(std::make_unique<link::UndefinedReference>());
-    R.push_back(std::make_unique<link::LldOnly>());
-    R.push_back(std::make_unique<link::InputProblem>());
+#define AOTI_LINK_RULE(CLASS, ID, NAME)                                       \
+  R.push_back(std::make_unique<link::CLASS>());
+#include "Rules.def"
     return R;
   }();
   return Rules;

@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &ArchiveMemberNotLinked::info() const {
-  static const RuleInfo I{"AOTI003", "archive-member-not-linked",
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "the symbol is in an archive member the host's "
                           "link did not pull in"};

@@ -3,39 +3,17 @@
 #define AOTI_RULES_CHECK_CHECKRULES_H
 
 #include "FixText.h"
+#include "RuleClass.h"
 #include "aoti/audit/Check.h"
-#include "aoti/rules/Rule.h"
 
 #include <optional>
 #include <string>
 
 namespace aoti::rules::check {
 
-#define AOTI_CHECK_RULE(Class)                                                 \
-  class Class final : public CheckRule {                                       \
-  public:                                                                      \
-    const RuleInfo &info() const override;                                     \
-    void check(const audit::CheckFacts &Facts,                                 \
-               std::vector<Finding> &Out) const override;                      \
-  };
-
-AOTI_CHECK_RULE(UndefinedSymbol)        // AOTI001
-AOTI_CHECK_RULE(SymbolNotExported)      // AOTI002
-AOTI_CHECK_RULE(ArchiveMemberNotLinked) // AOTI003
-AOTI_CHECK_RULE(HiddenDefinition)       // AOTI004
-AOTI_CHECK_RULE(ProviderOutsideScope)   // AOTI005
-AOTI_CHECK_RULE(SymbolVersionMismatch)  // AOTI006
-AOTI_CHECK_RULE(MissingVersionNode)     // AOTI007
-AOTI_CHECK_RULE(LibraryNotFound)        // AOTI008
-AOTI_CHECK_RULE(DuplicateProvider)      // AOTI009
-AOTI_CHECK_RULE(LibTorchClash)          // AOTI010
-AOTI_CHECK_RULE(SymbolInterposition)    // AOTI011
-AOTI_CHECK_RULE(WeakUnresolved)         // AOTI012
-AOTI_CHECK_RULE(ExecutableNotLoadable)  // AOTI013
-AOTI_CHECK_RULE(StaticHost)             // AOTI014
-AOTI_CHECK_RULE(FallbackNotImplemented) // AOTI015
-
-#undef AOTI_CHECK_RULE
+#define AOTI_CHECK_RULE(CLASS, ID, NAME)                                       \
+  AOTI_DECLARE_RULE(Check, CLASS, ID, NAME)
+#include "Rules.def"
 
 /// Calls Fn for every missing symbol of every plugin with the given reason.
 template <typename Fn>

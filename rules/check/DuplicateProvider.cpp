@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &DuplicateProvider::info() const {
-  static const RuleInfo I{"AOTI009", "duplicate-provider", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a symbol that must be unique has several providers "
                           "in the plugin's scope"};
   return I;

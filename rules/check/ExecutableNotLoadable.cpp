@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &ExecutableNotLoadable::info() const {
-  static const RuleInfo I{"AOTI013", "executable-not-loadable", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "an executable (or a DF_1_NOOPEN library) is "
                           "dlopen()ed or needed; glibc refuses to map it"};
   return I;

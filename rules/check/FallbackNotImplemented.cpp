@@ -42,7 +42,7 @@ std::optional<bool> projectShimsExport(StringRef Name) {
 }
 
 const RuleInfo &FallbackNotImplemented::info() const {
-  static const RuleInfo I{"AOTI015", "fallback-not-implemented", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the model calls an ATen fallback op that the shim "
                           "library in scope does not implement"};
   return I;

@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &HiddenDefinition::info() const {
-  static const RuleInfo I{"AOTI004", "hidden-definition", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the symbol is defined with hidden visibility or "
                           "made local, so the loader cannot bind to it"};
   return I;

@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &LibTorchClash::info() const {
-  static const RuleInfo I{"AOTI010", "libtorch-clash", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "LibTorch and another library both provide a shim: "
                           "two tensor ABIs in one process"};
   return I;

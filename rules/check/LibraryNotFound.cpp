@@ -14,7 +14,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &LibraryNotFound::info() const {
-  static const RuleInfo I{"AOTI008", "library-not-found", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a needed library is not found by the loader's "
                           "search"};
   return I;

@@ -18,7 +18,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &MissingVersionNode::info() const {
-  static const RuleInfo I{"AOTI007", "missing-version-node", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "an object needs a symbol version its library does "
                           "not define; the loader refuses to load it"};
   return I;

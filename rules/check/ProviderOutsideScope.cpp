@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &ProviderOutsideScope::info() const {
-  static const RuleInfo I{"AOTI005", "provider-outside-scope", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a library exports the symbol but is not in the "
                           "plugin's lookup scope"};
   return I;

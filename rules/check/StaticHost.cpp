@@ -18,7 +18,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &StaticHost::info() const {
-  static const RuleInfo I{"AOTI014", "static-host", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the host is a static executable: a library it "
                           "dlopen()s never sees the host's symbols"};
   return I;

@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &SymbolInterposition::info() const {
-  static const RuleInfo I{"AOTI011", "symbol-interposition", Severity::Warning,
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "several objects in scope define the symbol; the "
                           "first one interposes the others"};
   return I;

@@ -17,7 +17,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &SymbolNotExported::info() const {
-  static const RuleInfo I{"AOTI002", "symbol-not-exported", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the host defines the symbol but does not export "
                           "it to plugins"};
   return I;

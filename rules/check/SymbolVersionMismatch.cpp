@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &SymbolVersionMismatch::info() const {
-  static const RuleInfo I{"AOTI006", "symbol-version-mismatch", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the symbol is defined, but not with the version "
                           "the reference asks for"};
   return I;

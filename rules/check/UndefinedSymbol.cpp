@@ -14,7 +14,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &UndefinedSymbol::info() const {
-  static const RuleInfo I{"AOTI001", "undefined-symbol", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a plugin's reference is defined nowhere the host "
                           "can see, exported or not"};
   return I;

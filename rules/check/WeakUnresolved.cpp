@@ -9,7 +9,7 @@ using namespace aoti::audit;
 namespace aoti::rules::check {
 
 const RuleInfo &WeakUnresolved::info() const {
-  static const RuleInfo I{"AOTI012", "weak-unresolved", Severity::Note,
+  static const RuleInfo I{Id, Name, Severity::Note,
                           "a weak reference that nothing defines resolves to "
                           "null"};
   return I;

@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::dups {
 
 const RuleInfo &CommonDuplicate::info() const {
-  static const RuleInfo I{"AOTI104", "common-duplicate", Severity::Warning,
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "a common (tentative) definition that linkers "
                           "merge with other definitions of the name"};
   return I;

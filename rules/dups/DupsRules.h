@@ -8,29 +8,17 @@
 #ifndef AOTI_RULES_DUPS_DUPSRULES_H
 #define AOTI_RULES_DUPS_DUPSRULES_H
 
+#include "RuleClass.h"
 #include "aoti/audit/dups/Dups.h"
-#include "aoti/rules/Rule.h"
 
 #include <optional>
 #include <string>
 
 namespace aoti::rules::dups {
 
-#define AOTI_DUPS_RULE(Class)                                                  \
-  class Class final : public DupsRule {                                        \
-  public:                                                                      \
-    const RuleInfo &info() const override;                                     \
-    void check(const audit::DupsFacts &Facts,                                  \
-               std::vector<Finding> &Out) const override;                      \
-  };
-
-AOTI_DUPS_RULE(StrongDuplicate)     // AOTI101
-AOTI_DUPS_RULE(StrongWeakDuplicate) // AOTI102
-AOTI_DUPS_RULE(WeakDuplicate)       // AOTI103
-AOTI_DUPS_RULE(CommonDuplicate)     // AOTI104
-AOTI_DUPS_RULE(LibTorchShimClash)   // AOTI105
-
-#undef AOTI_DUPS_RULE
+#define AOTI_DUPS_RULE(CLASS, ID, NAME)                                       \
+  AOTI_DECLARE_RULE(Dups, CLASS, ID, NAME)
+#include "Rules.def"
 
 } // namespace aoti::rules::dups
 

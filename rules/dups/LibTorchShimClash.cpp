@@ -17,7 +17,7 @@ using namespace aoti::audit;
 namespace aoti::rules::dups {
 
 const RuleInfo &LibTorchShimClash::info() const {
-  static const RuleInfo I{"AOTI105", "libtorch-shim-clash", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "LibTorch and another input both define a shim: "
                           "two tensor ABIs behind one name"};
   return I;

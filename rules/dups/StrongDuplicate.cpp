@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::dups {
 
 const RuleInfo &StrongDuplicate::info() const {
-  static const RuleInfo I{"AOTI101", "strong-duplicate", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "two or more strong definitions of one name among "
                           "the link inputs"};
   return I;

@@ -14,7 +14,7 @@ using namespace aoti::audit;
 namespace aoti::rules::dups {
 
 const RuleInfo &StrongWeakDuplicate::info() const {
-  static const RuleInfo I{"AOTI102", "strong-weak-duplicate", Severity::Warning,
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "a strong definition that silently overrides weak "
                           "definitions of the same name"};
   return I;

@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::dups {
 
 const RuleInfo &WeakDuplicate::info() const {
-  static const RuleInfo I{"AOTI103", "weak-duplicate", Severity::Note,
+  static const RuleInfo I{Id, Name, Severity::Note,
                           "several weak definitions of one name: link order "
                           "picks the one that runs"};
   return I;

@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &DiscardedByGc::info() const {
-  static const RuleInfo I{"AOTI203", "link-discarded-by-gc", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "--gc-sections removes a required symbol the link "
                           "pulled in"};
   return I;

@@ -19,7 +19,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &DroppedAsNeeded::info() const {
-  static const RuleInfo I{"AOTI211", "link-dropped-as-needed", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "--as-needed drops the shared library that defines "
                           "a required symbol"};
   return I;

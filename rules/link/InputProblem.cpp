@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &InputProblem::info() const {
-  static const RuleInfo I{"AOTI210", "link-input-problem", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "an input on the link line cannot be found or read"};
   return I;
 }

@@ -19,7 +19,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &LldOnly::info() const {
-  static const RuleInfo I{"AOTI209", "link-lld-only", Severity::Warning,
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "the link gets a required symbol only under lld's "
                           "archive rules; GNU ld would leave it out"};
   return I;

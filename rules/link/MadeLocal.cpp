@@ -17,7 +17,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &MadeLocal::info() const {
-  static const RuleInfo I{"AOTI204", "link-made-local", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a required symbol is hidden or made local, so no "
                           "export flag can export it"};
   return I;

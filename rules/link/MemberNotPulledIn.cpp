@@ -15,7 +15,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &MemberNotPulledIn::info() const {
-  static const RuleInfo I{"AOTI201", "link-member-not-pulled-in",
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "the link line leaves out the archive member that "
                           "defines a required symbol"};

@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &MultipleDefinition::info() const {
-  static const RuleInfo I{"AOTI206", "link-multiple-definition",
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "two objects the link takes define the same strong "
                           "symbol: the link fails"};

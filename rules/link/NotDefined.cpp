@@ -14,7 +14,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &NotDefined::info() const {
-  static const RuleInfo I{"AOTI205", "link-not-defined", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "no input on the link line defines a required "
                           "symbol"};
   return I;

@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &NotExported::info() const {
-  static const RuleInfo I{"AOTI202", "link-not-exported", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the output defines a required symbol but does not "
                           "export it"};
   return I;

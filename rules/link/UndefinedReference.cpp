@@ -20,7 +20,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &UndefinedReference::info() const {
-  static const RuleInfo I{"AOTI208", "link-undefined-reference",
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "a reference nothing on the link line resolves: "
                           "the link fails"};

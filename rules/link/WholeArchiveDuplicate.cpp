@@ -16,7 +16,7 @@ using namespace aoti::audit;
 namespace aoti::rules::link {
 
 const RuleInfo &WholeArchiveDuplicate::info() const {
-  static const RuleInfo I{"AOTI207", "link-whole-archive-duplicate",
+  static const RuleInfo I{Id, Name,
                           Severity::Warning,
                           "force-linking the shim archive would add a "
                           "multiple definition the link does not hit today"};
