@@ -27,8 +27,8 @@ void ArchiveMemberNotLinked::check(const CheckFacts &F,
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   const Binary &Host = *F.host().Bin;
   forEachMissing(F, MissingReason::NotLinked,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     Finding Fd = make();
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();

@@ -5,6 +5,7 @@
 #include "FixText.h"
 #include "RuleClass.h"
 #include "aoti/audit/Check.h"
+#include "aoti/rules/MissingCause.h"
 
 #include <optional>
 #include <string>
@@ -15,13 +16,15 @@ namespace aoti::rules::check {
   AOTI_DECLARE_RULE(Check, CLASS, ID, NAME)
 #include "Rules.def"
 
-/// Calls Fn for every missing symbol of every plugin with the given reason.
+/// Calls Do(plugin, symbol, cause) for every missing symbol of every plugin
+/// that is reported for the reason R (MissingCause.h decides).
 template <typename Fn>
 void forEachMissing(const audit::CheckFacts &F, audit::MissingReason R, Fn &&Do) {
   for (const audit::PluginFacts &P : F.Plugins)
     for (const audit::SymbolFacts &S : P.Symbols)
-      if (S.Status == audit::SymbolStatus::Missing && S.Reason == R)
-        Do(P, S);
+      if (S.Status == audit::SymbolStatus::Missing)
+        if (MissingCause C = missingCause(S); C.Reason == R)
+          Do(P, S, C);
 }
 
 /// "`a.so` (wins), `b.so`".

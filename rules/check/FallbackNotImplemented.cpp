@@ -80,7 +80,7 @@ std::string compileTimeWay(StringRef Op) {
 void FallbackNotImplemented::check(const CheckFacts &F,
                                    std::vector<Finding> &Out) const {
   forEachMissing(F, MissingReason::UnimplementedFallback,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
     StringRef Name = S.Ref->Name;
     StringRef Op = fallbackOp(Name);
     const LoadedObject &Shim = F.Process->object(unsigned(S.ShimProvider));

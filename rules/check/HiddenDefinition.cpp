@@ -24,8 +24,8 @@ const RuleInfo &HiddenDefinition::info() const {
 static void report(const CheckFacts &F, MissingReason R, const Rule &Self,
                    Finding Proto, std::vector<Finding> &Out) {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
-  forEachMissing(F, R, [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+  forEachMissing(F, R, [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     Finding Fd = Proto;
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();

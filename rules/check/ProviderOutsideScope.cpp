@@ -1,4 +1,4 @@
-//===- ProviderOutsideScope.cpp - AOTI005 -----------------------------------===//
+//===- ProviderOutsideScope.cpp - AOTI005 ---------------------------------===//
 //
 // A library exports the name, but the plugin's references are looked up only
 // in the host's global scope and the plugin's own dependencies, and the
@@ -23,8 +23,8 @@ const RuleInfo &ProviderOutsideScope::info() const {
 
 void ProviderOutsideScope::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   forEachMissing(F, MissingReason::OutsideScope,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     StringRef Lib = fixtext::base(Site.File);
     Finding Fd = make();
     Fd.Plugin = P.Path;

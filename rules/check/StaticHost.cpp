@@ -26,10 +26,10 @@ const RuleInfo &StaticHost::info() const {
 
 void StaticHost::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   forEachMissing(F, MissingReason::StaticHost,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
     const Binary &Host = *F.host().Bin;
     StringRef H = fixtext::base(F.host().Path);
-    bool Defines = !S.Evidence.empty() && S.Evidence.front().Sym;
+    bool Defines = !C.Evidence.empty() && C.Evidence.front()->Sym;
     Finding Fd = make();
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();

@@ -1,4 +1,4 @@
-//===- SymbolInterposition.cpp - AOTI011 ------------------------------------===//
+//===- SymbolInterposition.cpp - AOTI011 ----------------------------------===//
 //
 // With --all, a name outside the required prefixes that several objects in
 // scope define: the first interposes the rest. Often intended (malloc

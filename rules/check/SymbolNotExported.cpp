@@ -1,4 +1,4 @@
-//===- SymbolNotExported.cpp - AOTI002 --------------------------------------===//
+//===- SymbolNotExported.cpp - AOTI002 ------------------------------------===//
 //
 // The host defines the name but its dynamic symbol table does not hold it: an
 // executable exports only what a shared library on its link line referenced,
@@ -26,8 +26,8 @@ const RuleInfo &SymbolNotExported::info() const {
 void SymbolNotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   forEachMissing(F, MissingReason::NotExported,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     const Binary &Exe = *F.Process->object(Site.Object).Bin;
     Finding Fd = make();
     Fd.Plugin = P.Path;

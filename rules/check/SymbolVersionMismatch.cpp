@@ -1,4 +1,4 @@
-//===- SymbolVersionMismatch.cpp - AOTI006 ----------------------------------===//
+//===- SymbolVersionMismatch.cpp - AOTI006 --------------------------------===//
 //
 // The name is defined in scope, but not with a version the reference accepts:
 // the reference asks for V and the definitions carry other versions, or the

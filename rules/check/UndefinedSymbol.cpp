@@ -23,7 +23,7 @@ const RuleInfo &UndefinedSymbol::info() const {
 void UndefinedSymbol::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   forEachMissing(F, MissingReason::NotDefined,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
     Finding Fd = make();
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();

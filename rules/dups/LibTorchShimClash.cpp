@@ -1,4 +1,4 @@
-//===- LibTorchShimClash.cpp - AOTI105 --------------------------------------===//
+//===- LibTorchShimClash.cpp - AOTI105 ------------------------------------===//
 //
 // A shim name that LibTorch defines and another input defines too. LibTorch
 // implements every aoti_torch_* function over at::Tensor; a LibTorch-free

@@ -1,4 +1,4 @@
-//===- LldOnly.cpp - AOTI209 ------------------------------------------------===//
+//===- LldOnly.cpp - AOTI209 ----------------------------------------------===//
 //
 // lld (and mold) resolve a reference against any archive on the line, before
 // or after it, and let every shared library's references count; GNU ld and

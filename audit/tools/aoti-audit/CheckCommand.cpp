@@ -6,6 +6,7 @@
 
 #include "aoti/audit/Check.h"
 #include "aoti/audit/Reader.h"
+#include "aoti/rules/MissingCause.h"
 #include "aoti/rules/Rule.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -91,18 +92,11 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
     Candidates.push_back(jsonText(F.Process->object(B.Object).Path));
   O["candidates"] = std::move(Candidates);
   if (S.Status == SymbolStatus::Missing) {
-    static const char *Reasons[] = {"",
-                                    "static-host",
-                                    "not-exported",
-                                    "hidden",
-                                    "local",
-                                    "not-linked",
-                                    "outside-scope",
-                                    "fallback-not-implemented",
-                                    "not-defined"};
-    O["reason"] = Reasons[unsigned(S.Reason)];
+    rules::MissingCause Cause = rules::missingCause(S);
+    O["reason"] = Cause.Name;
     json::Array Ev;
-    for (const DefinitionSite &D : S.Evidence) {
+    for (const DefinitionSite *Site : Cause.Evidence) {
+      const DefinitionSite &D = *Site;
       json::Object E;
       E["file"] = jsonText(D.File);
       if (!D.Member.empty())
