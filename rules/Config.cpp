@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/rules/Config.h"
+#include "aoti/audit/Error.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -60,8 +61,7 @@ public:
 
 private:
   Error error(unsigned Line, const Twine &Msg) const {
-    return createStringError(inconvertibleErrorCode(),
-                             Path + ":" + Twine(Line) + ": " + Msg);
+    return audit::makeError(Path + ":" + Twine(Line) + ": " + Msg);
   }
 
   static unsigned lineOf(const toml::node &N) { return N.source().begin.line; }
@@ -232,8 +232,7 @@ Expected<AuditConfig> parseConfig(StringRef Text, StringRef Path,
 Expected<AuditConfig> loadConfig(StringRef Path, ArrayRef<KnownRule> Rules) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
-    return createStringError(Buf.getError(), "%s: %s", Path.str().c_str(),
-                             Buf.getError().message().c_str());
+    return audit::fileError(Path, Buf.getError());
   return parseConfig((*Buf)->getBuffer(), Path, Rules);
 }
 

@@ -1,5 +1,6 @@
 //===- DupsText.cpp - Wording shared by the dups rules --------------------===//
 #include "DupsRules.h"
+#include "check/FixText.h"
 
 using namespace llvm;
 using namespace aoti::audit;
@@ -7,7 +8,7 @@ using namespace aoti::audit;
 namespace aoti::rules::dupstext {
 
 std::string quote(const Duplicate &D) {
-  return "`" + D.displayName().str() + "`";
+  return fixtext::quote(D.displayName());
 }
 
 std::string definitions(const Duplicate &D,

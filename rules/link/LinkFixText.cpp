@@ -10,8 +10,6 @@ using namespace aoti::audit;
 
 namespace aoti::rules::linkfix {
 
-std::string quote(StringRef S) { return ("`" + S + "`").str(); }
-
 std::string written(const LinkFacts &F, int Input) {
   if (Input < 0 || size_t(Input) >= F.Inputs.size())
     return "?";

@@ -9,13 +9,16 @@
 #ifndef AOTI_RULES_LINK_LINKFIXTEXT_H
 #define AOTI_RULES_LINK_LINKFIXTEXT_H
 
+#include "check/FixText.h"
+
 #include "aoti/audit/link/Model.h"
 
 #include <string>
 
 namespace aoti::rules::linkfix {
 
-std::string quote(llvm::StringRef S);
+/// `name` in backquotes: FixText.h's, the one spelling of a quote.
+using fixtext::quote;
 
 /// How the user wrote the input (`-lshims`), for messages.
 std::string written(const audit::LinkFacts &F, int Input);

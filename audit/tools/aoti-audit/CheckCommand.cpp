@@ -112,19 +112,6 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
   return O;
 }
 
-json::Value findingJson(const Finding &Fd) {
-  json::Object O;
-  O["rule"] = Fd.Rule;
-  O["rule_name"] = Fd.RuleName;
-  O["severity"] = toString(Fd.Sev);
-  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : jsonText(Fd.Symbol);
-  O["plugin"] = Fd.Plugin.empty() ? json::Value(nullptr) : jsonText(Fd.Plugin);
-  O["file"] = jsonText(Fd.File);
-  O["message"] = jsonText(Fd.Message);
-  O["fix"] = jsonText(Fd.Fix);
-  return O;
-}
-
 bool clean(const std::vector<Finding> &Fs, StringRef Plugin) {
   for (const Finding &Fd : Fs)
     if (Fd.Sev == Severity::Error && (Fd.Plugin.empty() || Fd.Plugin == Plugin))
@@ -171,7 +158,7 @@ void printJson(const std::vector<SliceReport> &Rs, const ActiveConfig &Config) {
   for (const SliceReport &R : Rs) {
     json::Array Mine;
     for (const Finding &Fd : R.Findings) {
-      json::Value V = findingJson(Fd);
+      json::Value V = findingJson(Fd, /*WithPlugin=*/true);
       if (!R.Arch.empty())
         V.getAsObject()->try_emplace("arch", R.Arch);
       Findings.push_back(V);
@@ -296,10 +283,7 @@ CommandFn addCheckCommand(CLI::App &App) {
   Cmd->add_option("--candidate", Args->Candidates,
                   "A library that is not loaded but might define what is missing")
       ->check(CLI::ExistingFile);
-  Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "sarif"}));
-  Cmd->add_option("--color", Args->Color, "Colour text output")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  addOutputOptions(*Cmd, Args->Format, Args->Color);
   addConfigOptions(*Cmd, Args->Config);
 
   return [Args]() -> int {

@@ -1,4 +1,9 @@
 //===- Output.h - Printing findings for people and for programs -----------===//
+//
+// What the commands share: the output options, findings as text and as
+// JSON, and the way errors are printed.
+//
+//===----------------------------------------------------------------------===//
 #ifndef AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
 #define AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
 
@@ -10,7 +15,19 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace aoti::tool {
+
+/// --format text|json|sarif and --color auto|always|never, which every
+/// command that reports findings takes.
+void addOutputOptions(CLI::App &Cmd, std::string &Format, std::string &Color);
+
+/// A finding as the JSON reports write it; "plugin" only where findings
+/// belong to a plugin (check).
+llvm::json::Value findingJson(const rules::Finding &Fd, bool WithPlugin);
 
 enum class OutputFormat { Text, Json };
 
