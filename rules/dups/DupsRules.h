@@ -8,6 +8,7 @@
 #ifndef AOTI_RULES_DUPS_DUPSRULES_H
 #define AOTI_RULES_DUPS_DUPSRULES_H
 
+#include "FixText.h"
 #include "RuleClass.h"
 #include "aoti/audit/dups/Dups.h"
 
@@ -21,26 +22,5 @@ namespace aoti::rules::dups {
 #include "Rules.def"
 
 } // namespace aoti::rules::dups
-
-namespace aoti::rules::dupstext {
-
-/// `name` in backquotes; the demangled name for C++.
-std::string quote(const audit::Duplicate &D);
-
-/// "`libfoo.a(bar.o)`, `libbaz.so`" for the definitions of one strength, or
-/// all of them when Only is empty.
-std::string definitions(const audit::Duplicate &D,
-                        std::optional<audit::DefinitionStrength> Only = {});
-
-/// How many definitions of one strength.
-unsigned count(const audit::Duplicate &D, audit::DefinitionStrength S);
-
-/// "(latent: ...)" / "(a plain link ... pulls in both)" for non-fatal kinds.
-std::string linkState(const audit::Duplicate &D);
-
-/// The finding every rule starts from: symbol and file filled in.
-Finding start(Finding F, const audit::Duplicate &D);
-
-} // namespace aoti::rules::dupstext
 
 #endif

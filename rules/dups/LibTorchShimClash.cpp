@@ -35,9 +35,9 @@ void LibTorchShimClash::check(const DupsFacts &Facts,
       if (L.find(Name) == std::string::npos)
         L += (L.empty() ? "" : ", ") + Name;
     }
-    Finding F = dupstext::start(make(), D);
+    Finding F = fixtext::start(make(), D);
     F.Message =
-        dupstext::quote(D) + " is defined by LibTorch (" + Torch +
+        fixtext::quote(D) + " is defined by LibTorch (" + Torch +
         ") and by " + Other +
         ". They implement AtenTensorHandle over different tensor types: "
         "a link or a process that holds both binds every caller of the "

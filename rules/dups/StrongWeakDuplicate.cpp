@@ -25,13 +25,13 @@ void StrongWeakDuplicate::check(const DupsFacts &Facts,
   for (const Duplicate &D : Facts.Duplicates) {
     if (D.Kind != DuplicateKind::StrongWeak || D.LibTorchClash)
       continue; // AOTI105 speaks for a LibTorch clash
-    Finding F = dupstext::start(make(), D);
+    Finding F = fixtext::start(make(), D);
     F.Message =
-        dupstext::quote(D) + " is defined strong in " +
-        dupstext::definitions(D, DefinitionStrength::Strong) + " and weak in " +
-        dupstext::definitions(D, DefinitionStrength::Weak) +
+        fixtext::quote(D) + " is defined strong in " +
+        fixtext::definitions(D, DefinitionStrength::Strong) + " and weak in " +
+        fixtext::definitions(D, DefinitionStrength::Weak) +
         ": wherever both are linked the strong one wins without a word (" +
-        dupstext::linkState(D) + ")";
+        fixtext::linkState(D) + ")";
     F.Fix = "remove one of them; if the weak one is a deliberate, overridable "
             "default, record it with --write-baseline";
     Out.push_back(std::move(F));

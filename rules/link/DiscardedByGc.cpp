@@ -29,23 +29,23 @@ void DiscardedByGc::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.objectName(F.Result, Q.Object);
-    if (F.Line.isMachO()) {
+    if (fixtext::isMachO(F)) {
       Fd.Message = formatv("{0} from {1} is linked, then removed by "
                            "-dead_strip: nothing live refers to it, and a "
                            "main executable's globals are not dead-strip "
                            "roots without -export_dynamic",
-                           linkfix::quote(Q.Name), Fd.File)
+                           fixtext::quote(Q.Name), Fd.File)
                        .str();
-      Fd.Fix = linkfix::exportDynamic(F);
+      Fd.Fix = fixtext::exportDynamic(F);
       Out.push_back(std::move(Fd));
       continue;
     }
     Fd.Message = formatv("{0} from {1} is linked, then removed by "
                          "--gc-sections: nothing live refers to it and it is "
                          "not exported",
-                         linkfix::quote(Q.Name), Fd.File)
+                         fixtext::quote(Q.Name), Fd.File)
                      .str();
-    Fd.Fix = linkfix::exportDynamic(F) +
+    Fd.Fix = fixtext::exportDynamic(F) +
              " (exported names are roots, so --gc-sections keeps them)";
     Out.push_back(std::move(Fd));
   }

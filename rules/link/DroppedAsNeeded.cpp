@@ -8,7 +8,7 @@
 // it") would send the user looking for a library that is on the line.
 //
 //===----------------------------------------------------------------------===//
-#include "LinkFixText.h"
+#include "FixText.h"
 #include "LinkRules.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -33,12 +33,12 @@ void DroppedAsNeeded::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.inputName(Q.Input);
-    std::string W = linkfix::quote(linkfix::written(F, Q.Input));
+    std::string W = fixtext::quote(fixtext::written(F, Q.Input));
     Fd.Message =
         formatv("{0} is defined by {1}, which is on the link line under "
                 "--as-needed; nothing the link takes refers to it, so {2} "
                 "leaves it out of DT_NEEDED and the output never loads it",
-                linkfix::quote(Q.Name), W, linkfix::linkerName(F))
+                fixtext::quote(Q.Name), W, fixtext::linkerName(F))
             .str();
     Fd.Fix = F.Line.isDriver()
                  ? formatv("keep it: wrap {0} in `-Wl,--push-state,--no-as-"

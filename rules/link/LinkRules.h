@@ -2,7 +2,7 @@
 #ifndef AOTI_RULES_LINK_LINKRULES_H
 #define AOTI_RULES_LINK_LINKRULES_H
 
-#include "LinkFixText.h"
+#include "FixText.h"
 #include "RuleClass.h"
 #include "aoti/audit/link/Model.h"
 

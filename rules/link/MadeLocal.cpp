@@ -30,11 +30,11 @@ void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.objectName(F.Result, Q.Object);
-    std::string Q1 = linkfix::quote(Q.Name);
+    std::string Q1 = fixtext::quote(Q.Name);
     switch (Q.LocalBy) {
     case LinkSymbol::Local::Visibility:
       Fd.Message =
-          F.Line.isMachO()
+          fixtext::isMachO(F)
               ? formatv("{0} is a private external (N_PEXT: hidden "
                         "visibility, in {1} or an object that refers to "
                         "it): it stays out of the export trie",
@@ -57,7 +57,7 @@ void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
                            Q1)
                        .str();
       Fd.Fix = formatv("list `{0}` under `global:` in {1}",
-                       linkfix::prefixGlob(F), Scripts)
+                       fixtext::prefixGlob(F), Scripts)
                    .str();
       break;
     }
@@ -91,10 +91,10 @@ void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
                        .str();
       Fd.Fix = F.Line.ExportedSymbolsLists.empty()
                    ? formatv("add `-exported_symbol '{0}'`",
-                             linkfix::prefixGlob(F))
+                             fixtext::prefixGlob(F))
                          .str()
                    : formatv("add the line `{0}` to {1}",
-                             linkfix::prefixGlob(F),
+                             fixtext::prefixGlob(F),
                              F.displayPath(F.Line.ExportedSymbolsLists.front()))
                          .str();
       break;

@@ -28,13 +28,13 @@ void MultipleDefinition::check(const LinkFacts &F,
   for (const audit::MultipleDefinition &M : F.Result.MultipleDefinitions) {
     Finding Fd = make();
     Fd.Symbol = M.Symbol;
-    std::string Shown = linkfix::linkerSpelling(F, M.Symbol); // as ld does
+    std::string Shown = fixtext::linkerSpelling(F, M.Symbol); // as ld does
     std::string A = F.objectName(F.Result, M.First);
     std::string B = F.objectName(F.Result, M.Second);
     Fd.File = B;
     Fd.Message = formatv("{0} is defined in both {1} and {2}; {3} stops with "
                          "\"{4}\"",
-                         linkfix::quote(Shown), A, B, linkfix::linkerName(F),
+                         fixtext::quote(Shown), A, B, fixtext::linkerName(F),
                          F.Line.Flavor != LinkFlavor::GNU
                              ? "duplicate symbol: " + Shown
                              : "multiple definition of `" + Shown + "'")

@@ -44,7 +44,7 @@ void NotDefined::check(const LinkFacts &F,
     Fd.Symbol = Q.Name;
     Fd.File = F.displayPath(F.Line.Output);
     Fd.Message = formatv("nothing on the link line defines {0}{1}",
-                         linkfix::quote(Q.Name),
+                         fixtext::quote(Q.Name),
                          From.empty() ? std::string()
                                       : " (required by " + From + ")")
                      .str();

@@ -33,14 +33,14 @@ void NotExported::check(const LinkFacts &F,
     Fd.File = F.objectName(F.Result, Q.Object);
     Fd.Message =
         formatv("{0} is linked in (from {1}) but not exported: {2}",
-                linkfix::quote(Q.Name), Fd.File,
+                fixtext::quote(Q.Name), Fd.File,
                 Static ? "the output is a static executable, with no dynamic "
                          "symbol table"
                        : "an executable's .dynsym holds only what a shared "
                          "library on its link line refers to, unless the "
                          "link exports more")
             .str();
-    Fd.Fix = linkfix::exportDynamic(F);
+    Fd.Fix = fixtext::exportDynamic(F);
     Out.push_back(std::move(Fd));
   }
 }

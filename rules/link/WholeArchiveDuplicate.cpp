@@ -30,7 +30,7 @@ void WholeArchiveDuplicate::check(const LinkFacts &F,
   std::string Archives;
   for (unsigned I : F.FixWholeArchive)
     Archives += (Archives.empty() ? "" : ", ") +
-                linkfix::quote(linkfix::written(F, int(I)));
+                fixtext::quote(fixtext::written(F, int(I)));
   for (const audit::MultipleDefinition &M : F.AddedByFix) {
     Finding Fd = make();
     Fd.Symbol = M.Symbol;
@@ -45,7 +45,7 @@ void WholeArchiveDuplicate::check(const LinkFacts &F,
     Fd.Fix = formatv("remove the duplicate definition of {0} from one of the "
                      "members before force-linking (today neither link "
                      "notices, because one member is never extracted)",
-                     linkfix::quote(M.Symbol))
+                     fixtext::quote(M.Symbol))
                  .str();
     Out.push_back(std::move(Fd));
   }
