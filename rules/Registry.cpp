@@ -1,8 +1,8 @@
 //===- Registry.cpp - The list of rules -----------------------------------===//
 //
-// Rules are listed here explicitly rather than registered by static
-// constructors: a static initializer in an archive member is exactly what a
-// static link drops.
+// The rules are Rules.def's rows, instantiated here in the order of the rows,
+// rather than registered by static constructors: a static initializer in an
+// archive member is exactly what a static link drops.
 //
 //===----------------------------------------------------------------------===//
 #include "check/CheckRules.h"
@@ -26,21 +26,9 @@ Finding Rule::make() const {
 const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
   static const std::vector<std::unique_ptr<CheckRule>> Rules = [] {
     std::vector<std::unique_ptr<CheckRule>> R;
-    R.push_back(std::make_unique<UndefinedSymbol>());
-    R.push_back(std::make_unique<NotExported>());
-    R.push_back(std::make_unique<ArchiveMemberNotLinked>());
-    R.push_back(std::make_unique<HiddenDefinition>());
-    R.push_back(std::make_unique<OutsideScope>());
-    R.push_back(std::make_unique<VersionMismatch>());
-    R.push_back(std::make_unique<MissingVersionNode>());
-    R.push_back(std::make_unique<LibraryNotFound>());
-    R.push_back(std::make_unique<DuplicateProvider>());
-    R.push_back(std::make_unique<LibTorchClash>());
-    R.push_back(std::make_unique<Interposition>());
-    R.push_back(std::make_unique<WeakUnresolved>());
-    R.push_back(std::make_unique<ExecutableNotLoadable>());
-    R.push_back(std::make_unique<StaticHost>());
-    R.push_back(std::make_unique<FallbackNotImplemented>());
+#define AOTI_CHECK_RULE(CLASS, ID, NAME)                                       \
+  R.push_back(std::make_unique<check::CLASS>());
+#include "Rules.def"
     return R;
   }();
   return Rules;
@@ -49,11 +37,9 @@ const std::vector<std::unique_ptr<CheckRule>> &checkRules() {
 const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
   static const std::vector<std::unique_ptr<DupsRule>> Rules = [] {
     std::vector<std::unique_ptr<DupsRule>> R;
-    R.push_back(std::make_unique<StrongDuplicate>());
-    R.push_back(std::make_unique<StrongWeakDuplicate>());
-    R.push_back(std::make_unique<WeakDuplicate>());
-    R.push_back(std::make_unique<CommonDuplicate>());
-    R.push_back(std::make_unique<DupsLibTorchClash>());
+#define AOTI_DUPS_RULE(CLASS, ID, NAME)                                       \
+  R.push_back(std::make_unique<dups::CLASS>());
+#include "Rules.def"
     return R;
   }();
   return Rules;
@@ -62,17 +48,9 @@ const std::vector<std::unique_ptr<DupsRule>> &dupsRules() {
 const std::vector<std::unique_ptr<LinkRule>> &linkRules() {
   static const std::vector<std::unique_ptr<LinkRule>> Rules = [] {
     std::vector<std::unique_ptr<LinkRule>> R;
-    R.push_back(std::make_unique<LinkMemberNotPulledIn>());
-    R.push_back(std::make_unique<LinkNotExported>());
-    R.push_back(std::make_unique<LinkDiscardedByGc>());
-    R.push_back(std::make_unique<LinkMadeLocal>());
-    R.push_back(std::make_unique<LinkNotDefined>());
-    R.push_back(std::make_unique<LinkDroppedAsNeeded>());
-    R.push_back(std::make_unique<LinkMultipleDefinition>());
-    R.push_back(std::make_unique<LinkWholeArchiveDuplicate>());
-    R.push_back(std::make_unique<LinkUndefinedReference>());
-    R.push_back(std::make_unique<LinkLldOnlyBackReference>());
-    R.push_back(std::make_unique<LinkInputProblem>());
+#define AOTI_LINK_RULE(CLASS, ID, NAME)                                       \
+  R.push_back(std::make_unique<link::CLASS>());
+#include "Rules.def"
     return R;
   }();
   return Rules;

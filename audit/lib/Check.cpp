@@ -2,9 +2,10 @@
 //
 // For each plugin: dlopen it into the modelled host, look every reference up
 // in the plugin's lookup scope, and, for each reference that binds to nothing,
-// collect every definition of the name that the loader could not use and the
-// reason (the most specific reason wins: a definition the host has but does
-// not export says more than an archive member it could have linked).
+// collect every definition of the name that the loader could not use, each
+// with its reason. Which reason is reported (a definition the host has but
+// does not export says more than an archive member it could have linked) is
+// the rules' decision, not this file's.
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Check.h"
@@ -106,12 +107,8 @@ public:
 
 private:
   void consider(SymbolFacts &S, MissingReason R, DefinitionSite Site) {
-    if (S.Reason == MissingReason::None || R < S.Reason) {
-      S.Reason = R;
-      S.Evidence.clear();
-    }
-    if (R == S.Reason)
-      S.Evidence.push_back(std::move(Site));
+    Site.Reason = R;
+    S.Evidence.push_back(std::move(Site));
   }
 
   /// The first object in Scope that is a shim library, or -1.
@@ -179,8 +176,7 @@ void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
     }
   }
 
-  // Defined in an archive member the host's link did not extract. When the
-  // host does hold the definition, the more specific reason above stands.
+  // Defined in an archive member the host's link did not extract.
   for (const auto &A : F.Archives) {
     for (const Archive::IndexEntry &E : A->symbolIndex()) {
       if (E.Name != Name)
@@ -214,14 +210,8 @@ void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
 
   // A fallback op nothing defines, while a shim library is in scope: that
   // library does not implement the op.
-  if (S.Reason == MissingReason::None && !fallbackOp(Name).empty())
-    if (int Shim = shimProvider(Scope); Shim >= 0) {
-      S.Reason = MissingReason::UnimplementedFallback;
-      S.ShimProvider = Shim;
-    }
-
-  if (S.Reason == MissingReason::None)
-    S.Reason = MissingReason::NotDefined;
+  if (S.Evidence.empty() && !fallbackOp(Name).empty())
+    S.ShimProvider = shimProvider(Scope);
 }
 
 /// A host that starts with "#!" is a script: the kernel runs its interpreter,

@@ -12,10 +12,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &ArchiveMemberNotLinked::info() const {
-  static const RuleInfo I{"AOTI003", "archive-member-not-linked",
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "the symbol is in an archive member the host's "
                           "link did not pull in"};
@@ -27,8 +27,8 @@ void ArchiveMemberNotLinked::check(const CheckFacts &F,
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   const Binary &Host = *F.host().Bin;
   forEachMissing(F, MissingReason::NotLinked,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     Finding Fd = make();
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
@@ -50,4 +50,4 @@ void ArchiveMemberNotLinked::check(const CheckFacts &F,
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -3,47 +3,28 @@
 #define AOTI_RULES_CHECK_CHECKRULES_H
 
 #include "FixText.h"
+#include "RuleClass.h"
 #include "aoti/audit/Check.h"
-#include "aoti/rules/Rule.h"
+#include "aoti/rules/MissingCause.h"
 
 #include <optional>
 #include <string>
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
-#define AOTI_CHECK_RULE(Class)                                                 \
-  class Class final : public CheckRule {                                       \
-  public:                                                                      \
-    const RuleInfo &info() const override;                                     \
-    void check(const audit::CheckFacts &Facts,                                 \
-               std::vector<Finding> &Out) const override;                      \
-  };
+#define AOTI_CHECK_RULE(CLASS, ID, NAME)                                       \
+  AOTI_DECLARE_RULE(Check, CLASS, ID, NAME)
+#include "Rules.def"
 
-AOTI_CHECK_RULE(UndefinedSymbol)        // AOTI001
-AOTI_CHECK_RULE(NotExported)            // AOTI002
-AOTI_CHECK_RULE(ArchiveMemberNotLinked) // AOTI003
-AOTI_CHECK_RULE(HiddenDefinition)       // AOTI004
-AOTI_CHECK_RULE(OutsideScope)           // AOTI005
-AOTI_CHECK_RULE(VersionMismatch)        // AOTI006
-AOTI_CHECK_RULE(MissingVersionNode)     // AOTI007
-AOTI_CHECK_RULE(LibraryNotFound)        // AOTI008
-AOTI_CHECK_RULE(DuplicateProvider)      // AOTI009
-AOTI_CHECK_RULE(LibTorchClash)          // AOTI010
-AOTI_CHECK_RULE(Interposition)          // AOTI011
-AOTI_CHECK_RULE(WeakUnresolved)         // AOTI012
-AOTI_CHECK_RULE(ExecutableNotLoadable)  // AOTI013
-AOTI_CHECK_RULE(StaticHost)             // AOTI014
-AOTI_CHECK_RULE(FallbackNotImplemented) // AOTI015
-
-#undef AOTI_CHECK_RULE
-
-/// Calls Fn for every missing symbol of every plugin with the given reason.
+/// Calls Do(plugin, symbol, cause) for every missing symbol of every plugin
+/// that is reported for the reason R (MissingCause.h decides).
 template <typename Fn>
 void forEachMissing(const audit::CheckFacts &F, audit::MissingReason R, Fn &&Do) {
   for (const audit::PluginFacts &P : F.Plugins)
     for (const audit::SymbolFacts &S : P.Symbols)
-      if (S.Status == audit::SymbolStatus::Missing && S.Reason == R)
-        Do(P, S);
+      if (S.Status == audit::SymbolStatus::Missing)
+        if (MissingCause C = missingCause(S); C.Reason == R)
+          Do(P, S, C);
 }
 
 /// "`a.so` (wins), `b.so`".
@@ -55,6 +36,6 @@ bool hasLibTorchProvider(const audit::CheckFacts &F, const audit::SymbolFacts &S
 /// shims were not part of the build.
 std::optional<bool> projectShimsExport(llvm::StringRef Name);
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check
 
 #endif

@@ -13,10 +13,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &DuplicateProvider::info() const {
-  static const RuleInfo I{"AOTI009", "duplicate-provider", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a symbol that must be unique has several providers "
                           "in the plugin's scope"};
   return I;
@@ -65,4 +65,4 @@ void DuplicateProvider::check(const CheckFacts &F, std::vector<Finding> &Out) co
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

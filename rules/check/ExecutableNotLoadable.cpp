@@ -13,10 +13,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &ExecutableNotLoadable::info() const {
-  static const RuleInfo I{"AOTI013", "executable-not-loadable", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "an executable (or a DF_1_NOOPEN library) is "
                           "dlopen()ed or needed; glibc refuses to map it"};
   return I;
@@ -74,4 +74,4 @@ void ExecutableNotLoadable::check(const CheckFacts &F,
       Emit(R, P.Path);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

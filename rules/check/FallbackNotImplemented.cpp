@@ -22,7 +22,7 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 std::optional<bool> projectShimsExport(StringRef Name) {
 #define AOTI_SHIM_EXPORT(N) N,
@@ -42,7 +42,7 @@ std::optional<bool> projectShimsExport(StringRef Name) {
 }
 
 const RuleInfo &FallbackNotImplemented::info() const {
-  static const RuleInfo I{"AOTI015", "fallback-not-implemented", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the model calls an ATen fallback op that the shim "
                           "library in scope does not implement"};
   return I;
@@ -80,7 +80,7 @@ std::string compileTimeWay(StringRef Op) {
 void FallbackNotImplemented::check(const CheckFacts &F,
                                    std::vector<Finding> &Out) const {
   forEachMissing(F, MissingReason::UnimplementedFallback,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
     StringRef Name = S.Ref->Name;
     StringRef Op = fallbackOp(Name);
     const LoadedObject &Shim = F.Process->object(unsigned(S.ShimProvider));
@@ -116,4 +116,4 @@ void FallbackNotImplemented::check(const CheckFacts &F,
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

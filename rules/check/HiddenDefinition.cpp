@@ -12,10 +12,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &HiddenDefinition::info() const {
-  static const RuleInfo I{"AOTI004", "hidden-definition", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the symbol is defined with hidden visibility or "
                           "made local, so the loader cannot bind to it"};
   return I;
@@ -24,8 +24,8 @@ const RuleInfo &HiddenDefinition::info() const {
 static void report(const CheckFacts &F, MissingReason R, const Rule &Self,
                    Finding Proto, std::vector<Finding> &Out) {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
-  forEachMissing(F, R, [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+  forEachMissing(F, R, [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     Finding Fd = Proto;
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
@@ -113,4 +113,4 @@ void HiddenDefinition::check(const CheckFacts &F, std::vector<Finding> &Out) con
   report(F, MissingReason::LocalBinding, *this, make(), Out);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -13,10 +13,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &LibTorchClash::info() const {
-  static const RuleInfo I{"AOTI010", "libtorch-clash", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "LibTorch and another library both provide a shim: "
                           "two tensor ABIs in one process"};
   return I;
@@ -48,4 +48,4 @@ void LibTorchClash::check(const CheckFacts &F, std::vector<Finding> &Out) const 
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -11,10 +11,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &LibraryNotFound::info() const {
-  static const RuleInfo I{"AOTI008", "library-not-found", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a needed library is not found by the loader's "
                           "search"};
   return I;
@@ -73,4 +73,4 @@ void LibraryNotFound::check(const CheckFacts &F, std::vector<Finding> &Out) cons
       Emit(M, P.Path);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

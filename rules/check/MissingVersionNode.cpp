@@ -15,10 +15,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &MissingVersionNode::info() const {
-  static const RuleInfo I{"AOTI007", "missing-version-node", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "an object needs a symbol version its library does "
                           "not define; the loader refuses to load it"};
   return I;
@@ -115,4 +115,4 @@ void MissingVersionNode::check(const CheckFacts &F, std::vector<Finding> &Out) c
       Emit(V, P.Path);
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -15,10 +15,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &StaticHost::info() const {
-  static const RuleInfo I{"AOTI014", "static-host", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the host is a static executable: a library it "
                           "dlopen()s never sees the host's symbols"};
   return I;
@@ -26,10 +26,10 @@ const RuleInfo &StaticHost::info() const {
 
 void StaticHost::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   forEachMissing(F, MissingReason::StaticHost,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
     const Binary &Host = *F.host().Bin;
     StringRef H = fixtext::base(F.host().Path);
-    bool Defines = !S.Evidence.empty() && S.Evidence.front().Sym;
+    bool Defines = !C.Evidence.empty() && C.Evidence.front()->Sym;
     Finding Fd = make();
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
@@ -54,4 +54,4 @@ void StaticHost::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -11,10 +11,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &UndefinedSymbol::info() const {
-  static const RuleInfo I{"AOTI001", "undefined-symbol", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a plugin's reference is defined nowhere the host "
                           "can see, exported or not"};
   return I;
@@ -23,7 +23,7 @@ const RuleInfo &UndefinedSymbol::info() const {
 void UndefinedSymbol::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   forEachMissing(F, MissingReason::NotDefined,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
     Finding Fd = make();
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
@@ -67,4 +67,4 @@ void UndefinedSymbol::check(const CheckFacts &F, std::vector<Finding> &Out) cons
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

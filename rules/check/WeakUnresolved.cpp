@@ -6,10 +6,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
 const RuleInfo &WeakUnresolved::info() const {
-  static const RuleInfo I{"AOTI012", "weak-unresolved", Severity::Note,
+  static const RuleInfo I{Id, Name, Severity::Note,
                           "a weak reference that nothing defines resolves to "
                           "null"};
   return I;
@@ -34,4 +34,4 @@ void WeakUnresolved::check(const CheckFacts &F, std::vector<Finding> &Out) const
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

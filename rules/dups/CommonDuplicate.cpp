@@ -12,10 +12,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &CommonDuplicate::info() const {
-  static const RuleInfo I{"AOTI104", "common-duplicate", Severity::Warning,
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "a common (tentative) definition that linkers "
                           "merge with other definitions of the name"};
   return I;
@@ -26,21 +26,21 @@ void CommonDuplicate::check(const DupsFacts &Facts,
   for (const Duplicate &D : Facts.Duplicates) {
     if (D.Kind != DuplicateKind::Common || D.LibTorchClash)
       continue; // AOTI105 speaks for a LibTorch clash
-    Finding F = dupstext::start(make(), D);
-    std::string Strong = dupstext::definitions(D, DefinitionStrength::Strong);
+    Finding F = fixtext::start(make(), D);
+    std::string Strong = fixtext::definitions(D, DefinitionStrength::Strong);
     F.Message =
-        dupstext::quote(D) + " is a common (tentative) definition in " +
-        dupstext::definitions(D, DefinitionStrength::Common) +
+        fixtext::quote(D) + " is a common (tentative) definition in " +
+        fixtext::definitions(D, DefinitionStrength::Common) +
         (Strong.empty() ? std::string()
                         : ", and defined by " + Strong + ", which wins") +
         ": linkers merge them silently, and built with -fno-common (the "
         "default since GCC 10 and Clang 11) they are \"multiple definition\" "
         "errors (" +
-        dupstext::linkState(D) + ")";
+        fixtext::linkState(D) + ")";
     F.Fix = "define the variable in one source file and declare it `extern` "
             "in the header; build with -fno-common to catch the others";
     Out.push_back(std::move(F));
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

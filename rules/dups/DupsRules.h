@@ -8,51 +8,19 @@
 #ifndef AOTI_RULES_DUPS_DUPSRULES_H
 #define AOTI_RULES_DUPS_DUPSRULES_H
 
+#include "FixText.h"
+#include "RuleClass.h"
 #include "aoti/audit/dups/Dups.h"
-#include "aoti/rules/Rule.h"
 
 #include <optional>
 #include <string>
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
-#define AOTI_DUPS_RULE(Class)                                                  \
-  class Class final : public DupsRule {                                        \
-  public:                                                                      \
-    const RuleInfo &info() const override;                                     \
-    void check(const audit::DupsFacts &Facts,                                  \
-               std::vector<Finding> &Out) const override;                      \
-  };
+#define AOTI_DUPS_RULE(CLASS, ID, NAME)                                       \
+  AOTI_DECLARE_RULE(Dups, CLASS, ID, NAME)
+#include "Rules.def"
 
-AOTI_DUPS_RULE(StrongDuplicate)     // AOTI101
-AOTI_DUPS_RULE(StrongWeakDuplicate) // AOTI102
-AOTI_DUPS_RULE(WeakDuplicate)       // AOTI103
-AOTI_DUPS_RULE(CommonDuplicate)     // AOTI104
-AOTI_DUPS_RULE(DupsLibTorchClash)   // AOTI105
-
-#undef AOTI_DUPS_RULE
-
-namespace dupstext {
-
-/// `name` in backquotes; the demangled name for C++.
-std::string quote(const audit::Duplicate &D);
-
-/// "`libfoo.a(bar.o)`, `libbaz.so`" for the definitions of one strength, or
-/// all of them when Only is empty.
-std::string definitions(const audit::Duplicate &D,
-                        std::optional<audit::DefinitionStrength> Only = {});
-
-/// How many definitions of one strength.
-unsigned count(const audit::Duplicate &D, audit::DefinitionStrength S);
-
-/// "(latent: ...)" / "(a plain link ... pulls in both)" for non-fatal kinds.
-std::string linkState(const audit::Duplicate &D);
-
-/// The finding every rule starts from: symbol and file filled in.
-Finding start(Finding F, const audit::Duplicate &D);
-
-} // namespace dupstext
-
-} // namespace aoti::rules
+} // namespace aoti::rules::dups
 
 #endif

@@ -13,10 +13,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &StrongDuplicate::info() const {
-  static const RuleInfo I{"AOTI101", "strong-duplicate", Severity::Error,
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "two or more strong definitions of one name among "
                           "the link inputs"};
   return I;
@@ -48,12 +48,12 @@ void StrongDuplicate::check(const DupsFacts &Facts,
   for (const Duplicate &D : Facts.Duplicates) {
     if (D.Kind != DuplicateKind::StrongStrong || D.LibTorchClash)
       continue; // AOTI105 speaks for a LibTorch clash
-    Finding F = dupstext::start(make(), D);
+    Finding F = fixtext::start(make(), D);
     F.Message =
-        dupstext::quote(D) + " has " +
-        std::to_string(dupstext::count(D, DefinitionStrength::Strong)) +
+        fixtext::quote(D) + " has " +
+        std::to_string(fixtext::count(D, DefinitionStrength::Strong)) +
         " strong definitions: " +
-        dupstext::definitions(D, DefinitionStrength::Strong) + "; " +
+        fixtext::definitions(D, DefinitionStrength::Strong) + "; " +
         consequence(D);
     F.Fix = "keep exactly one definition: delete the other copies or give "
             "them their own names (a variant for another tensor or device "
@@ -64,4 +64,4 @@ void StrongDuplicate::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

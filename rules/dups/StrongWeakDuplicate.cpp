@@ -11,10 +11,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &StrongWeakDuplicate::info() const {
-  static const RuleInfo I{"AOTI102", "strong-weak-duplicate", Severity::Warning,
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "a strong definition that silently overrides weak "
                           "definitions of the same name"};
   return I;
@@ -25,17 +25,17 @@ void StrongWeakDuplicate::check(const DupsFacts &Facts,
   for (const Duplicate &D : Facts.Duplicates) {
     if (D.Kind != DuplicateKind::StrongWeak || D.LibTorchClash)
       continue; // AOTI105 speaks for a LibTorch clash
-    Finding F = dupstext::start(make(), D);
+    Finding F = fixtext::start(make(), D);
     F.Message =
-        dupstext::quote(D) + " is defined strong in " +
-        dupstext::definitions(D, DefinitionStrength::Strong) + " and weak in " +
-        dupstext::definitions(D, DefinitionStrength::Weak) +
+        fixtext::quote(D) + " is defined strong in " +
+        fixtext::definitions(D, DefinitionStrength::Strong) + " and weak in " +
+        fixtext::definitions(D, DefinitionStrength::Weak) +
         ": wherever both are linked the strong one wins without a word (" +
-        dupstext::linkState(D) + ")";
+        fixtext::linkState(D) + ")";
     F.Fix = "remove one of them; if the weak one is a deliberate, overridable "
             "default, record it with --write-baseline";
     Out.push_back(std::move(F));
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

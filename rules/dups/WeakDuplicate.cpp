@@ -12,10 +12,10 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
 const RuleInfo &WeakDuplicate::info() const {
-  static const RuleInfo I{"AOTI103", "weak-duplicate", Severity::Note,
+  static const RuleInfo I{Id, Name, Severity::Note,
                           "several weak definitions of one name: link order "
                           "picks the one that runs"};
   return I;
@@ -26,13 +26,13 @@ void WeakDuplicate::check(const DupsFacts &Facts,
   for (const Duplicate &D : Facts.Duplicates) {
     if (D.Kind != DuplicateKind::WeakWeak || D.LibTorchClash)
       continue; // AOTI105 speaks for a LibTorch clash
-    Finding F = dupstext::start(make(), D);
-    F.Message = dupstext::quote(D) + " has " +
+    Finding F = fixtext::start(make(), D);
+    F.Message = fixtext::quote(D) + " has " +
                 std::to_string(D.Definitions.size()) + " weak definitions: " +
-                dupstext::definitions(D) +
+                fixtext::definitions(D) +
                 "; the first one the linker sees wins, the others are "
                 "dropped (" +
-                dupstext::linkState(D) + ")";
+                fixtext::linkState(D) + ")";
     F.Fix = D.isCxx()
                 ? "nothing to do when every copy comes from the same inline "
                   "function or template in one header; otherwise keep one "
@@ -42,4 +42,4 @@ void WeakDuplicate::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

@@ -12,16 +12,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkDiscardedByGc::info() const {
-  static const RuleInfo I{"AOTI203", "link-discarded-by-gc", Severity::Error,
+const RuleInfo &DiscardedByGc::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "--gc-sections removes a required symbol the link "
                           "pulled in"};
   return I;
 }
 
-void LinkDiscardedByGc::check(const LinkFacts &F,
+void DiscardedByGc::check(const LinkFacts &F,
                               std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::Discarded)
@@ -29,26 +29,26 @@ void LinkDiscardedByGc::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.objectName(F.Result, Q.Object);
-    if (F.Line.isMachO()) {
+    if (fixtext::isMachO(F)) {
       Fd.Message = formatv("{0} from {1} is linked, then removed by "
                            "-dead_strip: nothing live refers to it, and a "
                            "main executable's globals are not dead-strip "
                            "roots without -export_dynamic",
-                           linkfix::quote(Q.Name), Fd.File)
+                           fixtext::quote(Q.Name), Fd.File)
                        .str();
-      Fd.Fix = linkfix::exportDynamic(F);
+      Fd.Fix = fixtext::exportDynamic(F);
       Out.push_back(std::move(Fd));
       continue;
     }
     Fd.Message = formatv("{0} from {1} is linked, then removed by "
                          "--gc-sections: nothing live refers to it and it is "
                          "not exported",
-                         linkfix::quote(Q.Name), Fd.File)
+                         fixtext::quote(Q.Name), Fd.File)
                      .str();
-    Fd.Fix = linkfix::exportDynamic(F) +
+    Fd.Fix = fixtext::exportDynamic(F) +
              " (exported names are roots, so --gc-sections keeps them)";
     Out.push_back(std::move(Fd));
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -8,7 +8,7 @@
 // it") would send the user looking for a library that is on the line.
 //
 //===----------------------------------------------------------------------===//
-#include "LinkFixText.h"
+#include "FixText.h"
 #include "LinkRules.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -16,16 +16,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkDroppedAsNeeded::info() const {
-  static const RuleInfo I{"AOTI211", "link-dropped-as-needed", Severity::Error,
+const RuleInfo &DroppedAsNeeded::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "--as-needed drops the shared library that defines "
                           "a required symbol"};
   return I;
 }
 
-void LinkDroppedAsNeeded::check(const LinkFacts &F,
+void DroppedAsNeeded::check(const LinkFacts &F,
                                 std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::DroppedAsNeeded || Q.Input < 0)
@@ -33,12 +33,12 @@ void LinkDroppedAsNeeded::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.inputName(Q.Input);
-    std::string W = linkfix::quote(linkfix::written(F, Q.Input));
+    std::string W = fixtext::quote(fixtext::written(F, Q.Input));
     Fd.Message =
         formatv("{0} is defined by {1}, which is on the link line under "
                 "--as-needed; nothing the link takes refers to it, so {2} "
                 "leaves it out of DT_NEEDED and the output never loads it",
-                linkfix::quote(Q.Name), W, linkfix::linkerName(F))
+                fixtext::quote(Q.Name), W, fixtext::linkerName(F))
             .str();
     Fd.Fix = F.Line.isDriver()
                  ? formatv("keep it: wrap {0} in `-Wl,--push-state,--no-as-"
@@ -57,4 +57,4 @@ void LinkDroppedAsNeeded::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -12,17 +12,17 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkInputProblem::info() const {
-  static const RuleInfo I{"AOTI210", "link-input-problem", Severity::Error,
+const RuleInfo &InputProblem::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "an input on the link line cannot be found or read"};
   return I;
 }
 
-void LinkInputProblem::check(const LinkFacts &F,
+void InputProblem::check(const LinkFacts &F,
                              std::vector<Finding> &Out) const {
-  for (const InputProblem &P : F.Result.Problems) {
+  for (const audit::InputProblem &P : F.Result.Problems) {
     Finding Fd = make();
     const LinkInput &In = F.Inputs[P.Input];
     Fd.File = In.Path.empty() ? In.AsWritten : F.displayPath(In.Path);
@@ -42,4 +42,4 @@ void LinkInputProblem::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -14,27 +14,27 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkMadeLocal::info() const {
-  static const RuleInfo I{"AOTI204", "link-made-local", Severity::Error,
+const RuleInfo &MadeLocal::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a required symbol is hidden or made local, so no "
                           "export flag can export it"};
   return I;
 }
 
-void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
+void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::MadeLocal)
       continue;
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.objectName(F.Result, Q.Object);
-    std::string Q1 = linkfix::quote(Q.Name);
+    std::string Q1 = fixtext::quote(Q.Name);
     switch (Q.LocalBy) {
     case LinkSymbol::Local::Visibility:
       Fd.Message =
-          F.Line.isMachO()
+          fixtext::isMachO(F)
               ? formatv("{0} is a private external (N_PEXT: hidden "
                         "visibility, in {1} or an object that refers to "
                         "it): it stays out of the export trie",
@@ -57,7 +57,7 @@ void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
                            Q1)
                        .str();
       Fd.Fix = formatv("list `{0}` under `global:` in {1}",
-                       linkfix::prefixGlob(F), Scripts)
+                       fixtext::prefixGlob(F), Scripts)
                    .str();
       break;
     }
@@ -91,10 +91,10 @@ void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
                        .str();
       Fd.Fix = F.Line.ExportedSymbolsLists.empty()
                    ? formatv("add `-exported_symbol '{0}'`",
-                             linkfix::prefixGlob(F))
+                             fixtext::prefixGlob(F))
                          .str()
                    : formatv("add the line `{0}` to {1}",
-                             linkfix::prefixGlob(F),
+                             fixtext::prefixGlob(F),
                              F.displayPath(F.Line.ExportedSymbolsLists.front()))
                          .str();
       break;
@@ -121,4 +121,4 @@ void LinkMadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -12,17 +12,17 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkMemberNotPulledIn::info() const {
-  static const RuleInfo I{"AOTI201", "link-member-not-pulled-in",
+const RuleInfo &MemberNotPulledIn::info() const {
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "the link line leaves out the archive member that "
                           "defines a required symbol"};
   return I;
 }
 
-void LinkMemberNotPulledIn::check(const LinkFacts &F,
+void MemberNotPulledIn::check(const LinkFacts &F,
                                   std::vector<Finding> &Out) const {
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::NotPulledIn)
@@ -32,13 +32,13 @@ void LinkMemberNotPulledIn::check(const LinkFacts &F,
     std::string Where =
         Q.Member >= 0 ? Archive + "(" + In.Ar->members()[Q.Member].Name + ")"
                       : Archive + " (between --start-lib and --end-lib)";
-    std::string Written = linkfix::quote(linkfix::written(F, Q.Input));
+    std::string Written = fixtext::quote(fixtext::written(F, Q.Input));
     std::string Reason;
     switch (Q.Why) {
     case RequiredSymbol::NotPulled::ReferencedAfter:
       Reason = formatv("{0} refers to it, but comes after {1} on the line, "
                        "and GNU ld does not go back to an archive it has read",
-                       linkfix::quote(F.objectName(F.Result, Q.LaterReference)),
+                       fixtext::quote(F.objectName(F.Result, Q.LaterReference)),
                        Written)
                    .str();
       break;
@@ -49,12 +49,12 @@ void LinkMemberNotPulledIn::check(const LinkFacts &F,
     default:
       Reason = F.Result.Flavor == LinkFlavor::GNU
                    ? formatv("nothing referenced {0} before {1} was read",
-                             linkfix::quote(Q.Name), Written)
+                             fixtext::quote(Q.Name), Written)
                          .str()
                    : formatv("nothing on the link line refers to {0}, and "
                              "{1} links a member only to satisfy a "
                              "reference",
-                             linkfix::quote(Q.Name), linkfix::linkerName(F))
+                             fixtext::quote(Q.Name), fixtext::linkerName(F))
                          .str();
       break;
     }
@@ -63,9 +63,9 @@ void LinkMemberNotPulledIn::check(const LinkFacts &F,
     Fd.File = Where;
     Fd.Message = formatv("{0} is defined in {1}, which the link leaves out: "
                          "{2}",
-                         linkfix::quote(Q.Name), Where, Reason)
+                         fixtext::quote(Q.Name), Where, Reason)
                      .str();
-    Fd.Fix = linkfix::pullInAndExport(F, Q.Input);
+    Fd.Fix = fixtext::pullInAndExport(F, Q.Input);
     if (!F.AddedByFix.empty())
       Fd.Fix += formatv(" (this adds {0} multiple definition(s), see AOTI207)",
                         F.AddedByFix.size())
@@ -74,4 +74,4 @@ void LinkMemberNotPulledIn::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -13,28 +13,28 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkMultipleDefinition::info() const {
-  static const RuleInfo I{"AOTI206", "link-multiple-definition",
+const RuleInfo &MultipleDefinition::info() const {
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "two objects the link takes define the same strong "
                           "symbol: the link fails"};
   return I;
 }
 
-void LinkMultipleDefinition::check(const LinkFacts &F,
+void MultipleDefinition::check(const LinkFacts &F,
                                    std::vector<Finding> &Out) const {
   for (const audit::MultipleDefinition &M : F.Result.MultipleDefinitions) {
     Finding Fd = make();
     Fd.Symbol = M.Symbol;
-    std::string Shown = linkfix::linkerSpelling(F, M.Symbol); // as ld does
+    std::string Shown = fixtext::linkerSpelling(F, M.Symbol); // as ld does
     std::string A = F.objectName(F.Result, M.First);
     std::string B = F.objectName(F.Result, M.Second);
     Fd.File = B;
     Fd.Message = formatv("{0} is defined in both {1} and {2}; {3} stops with "
                          "\"{4}\"",
-                         linkfix::quote(Shown), A, B, linkfix::linkerName(F),
+                         fixtext::quote(Shown), A, B, fixtext::linkerName(F),
                          F.Line.Flavor != LinkFlavor::GNU
                              ? "duplicate symbol: " + Shown
                              : "multiple definition of `" + Shown + "'")
@@ -46,4 +46,4 @@ void LinkMultipleDefinition::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

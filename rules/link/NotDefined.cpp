@@ -11,16 +11,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkNotDefined::info() const {
-  static const RuleInfo I{"AOTI205", "link-not-defined", Severity::Error,
+const RuleInfo &NotDefined::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "no input on the link line defines a required "
                           "symbol"};
   return I;
 }
 
-void LinkNotDefined::check(const LinkFacts &F,
+void NotDefined::check(const LinkFacts &F,
                            std::vector<Finding> &Out) const {
   std::string From;
   for (const std::string &S : F.RequiredFrom)
@@ -44,7 +44,7 @@ void LinkNotDefined::check(const LinkFacts &F,
     Fd.Symbol = Q.Name;
     Fd.File = F.displayPath(F.Line.Output);
     Fd.Message = formatv("nothing on the link line defines {0}{1}",
-                         linkfix::quote(Q.Name),
+                         fixtext::quote(Q.Name),
                          From.empty() ? std::string()
                                       : " (required by " + From + ")")
                      .str();
@@ -56,4 +56,4 @@ void LinkNotDefined::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -13,16 +13,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkNotExported::info() const {
-  static const RuleInfo I{"AOTI202", "link-not-exported", Severity::Error,
+const RuleInfo &NotExported::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the output defines a required symbol but does not "
                           "export it"};
   return I;
 }
 
-void LinkNotExported::check(const LinkFacts &F,
+void NotExported::check(const LinkFacts &F,
                             std::vector<Finding> &Out) const {
   bool Static = F.Result.OutputKind == LinkOutputKind::StaticExecutable;
   for (const RequiredSymbol &Q : F.Required) {
@@ -33,16 +33,16 @@ void LinkNotExported::check(const LinkFacts &F,
     Fd.File = F.objectName(F.Result, Q.Object);
     Fd.Message =
         formatv("{0} is linked in (from {1}) but not exported: {2}",
-                linkfix::quote(Q.Name), Fd.File,
+                fixtext::quote(Q.Name), Fd.File,
                 Static ? "the output is a static executable, with no dynamic "
                          "symbol table"
                        : "an executable's .dynsym holds only what a shared "
                          "library on its link line refers to, unless the "
                          "link exports more")
             .str();
-    Fd.Fix = linkfix::exportDynamic(F);
+    Fd.Fix = fixtext::exportDynamic(F);
     Out.push_back(std::move(Fd));
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

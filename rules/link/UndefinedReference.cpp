@@ -17,26 +17,26 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkUndefinedReference::info() const {
-  static const RuleInfo I{"AOTI208", "link-undefined-reference",
+const RuleInfo &UndefinedReference::info() const {
+  static const RuleInfo I{Id, Name,
                           Severity::Error,
                           "a reference nothing on the link line resolves: "
                           "the link fails"};
   return I;
 }
 
-void LinkUndefinedReference::check(const LinkFacts &F,
+void UndefinedReference::check(const LinkFacts &F,
                                    std::vector<Finding> &Out) const {
   for (const audit::UndefinedReference &U : F.Result.Undefined) {
     Finding Fd = make();
     Fd.Symbol = U.Symbol;
     // Named as the linker names it (demangled), so that the finding and
     // the linker's error can be matched by eye.
-    std::string Shown = linkfix::linkerSpelling(F, U.Symbol);
-    std::string Q = linkfix::quote(Shown);
-    if (U.RequireDefined && F.Line.isMachO()) {
+    std::string Shown = fixtext::linkerSpelling(F, U.Symbol);
+    std::string Q = fixtext::quote(Shown);
+    if (U.RequireDefined && fixtext::isMachO(F)) {
       bool Entry = std::find(F.Line.Undefined.begin(), F.Line.Undefined.end(),
                              U.Symbol) == F.Line.Undefined.end();
       Fd.File = F.displayPath(F.Line.Output);
@@ -71,12 +71,12 @@ void LinkUndefinedReference::check(const LinkFacts &F,
     Fd.File = By;
     Fd.Message = formatv("{0} refers to {1}, which nothing the link takes "
                          "defines; {2} stops with \"undefined {3}\"",
-                         By, Q, linkfix::linkerName(F),
+                         By, Q, fixtext::linkerName(F),
                          F.Line.Flavor != LinkFlavor::GNU ? "symbol: " + Shown
                                                           : "reference to `" +
                                                                 Shown + "'")
                      .str();
-    if (F.Line.isMachO()) {
+    if (fixtext::isMachO(F)) {
       bool Plugin = F.Line.OutputKind == LinkOutputKind::Bundle ||
                     F.Line.OutputKind == LinkOutputKind::SharedLibrary;
       Fd.Fix = formatv("add the object or library that defines {0} to the "
@@ -91,7 +91,7 @@ void LinkUndefinedReference::check(const LinkFacts &F,
       continue;
     }
     if (U.DefinedInInput >= 0) {
-      std::string W = linkfix::quote(linkfix::written(F, U.DefinedInInput));
+      std::string W = fixtext::quote(fixtext::written(F, U.DefinedInInput));
       Fd.Message += formatv(" ({0} defines it, but is read before the "
                             "reference and GNU ld does not go back)",
                             W)
@@ -110,4 +110,4 @@ void LinkUndefinedReference::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

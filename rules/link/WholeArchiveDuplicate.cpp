@@ -13,24 +13,24 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkWholeArchiveDuplicate::info() const {
-  static const RuleInfo I{"AOTI207", "link-whole-archive-duplicate",
+const RuleInfo &WholeArchiveDuplicate::info() const {
+  static const RuleInfo I{Id, Name,
                           Severity::Warning,
                           "force-linking the shim archive would add a "
                           "multiple definition the link does not hit today"};
   return I;
 }
 
-void LinkWholeArchiveDuplicate::check(const LinkFacts &F,
+void WholeArchiveDuplicate::check(const LinkFacts &F,
                                       std::vector<Finding> &Out) const {
   if (!F.Fixed)
     return;
   std::string Archives;
   for (unsigned I : F.FixWholeArchive)
     Archives += (Archives.empty() ? "" : ", ") +
-                linkfix::quote(linkfix::written(F, int(I)));
+                fixtext::quote(fixtext::written(F, int(I)));
   for (const audit::MultipleDefinition &M : F.AddedByFix) {
     Finding Fd = make();
     Fd.Symbol = M.Symbol;
@@ -45,10 +45,10 @@ void LinkWholeArchiveDuplicate::check(const LinkFacts &F,
     Fd.Fix = formatv("remove the duplicate definition of {0} from one of the "
                      "members before force-linking (today neither link "
                      "notices, because one member is never extracted)",
-                     linkfix::quote(M.Symbol))
+                     fixtext::quote(M.Symbol))
                  .str();
     Out.push_back(std::move(Fd));
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -6,6 +6,7 @@
 
 #include "aoti/audit/Check.h"
 #include "aoti/audit/Reader.h"
+#include "aoti/rules/MissingCause.h"
 #include "aoti/rules/Rule.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -22,6 +23,7 @@
 
 using namespace llvm;
 using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
 namespace {
@@ -90,18 +92,11 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
     Candidates.push_back(jsonText(F.Process->object(B.Object).Path));
   O["candidates"] = std::move(Candidates);
   if (S.Status == SymbolStatus::Missing) {
-    static const char *Reasons[] = {"",
-                                    "static-host",
-                                    "not-exported",
-                                    "hidden",
-                                    "local",
-                                    "not-linked",
-                                    "outside-scope",
-                                    "fallback-not-implemented",
-                                    "not-defined"};
-    O["reason"] = Reasons[unsigned(S.Reason)];
+    rules::MissingCause Cause = rules::missingCause(S);
+    O["reason"] = Cause.Name;
     json::Array Ev;
-    for (const DefinitionSite &D : S.Evidence) {
+    for (const DefinitionSite *Site : Cause.Evidence) {
+      const DefinitionSite &D = *Site;
       json::Object E;
       E["file"] = jsonText(D.File);
       if (!D.Member.empty())
@@ -114,19 +109,6 @@ json::Value symbolJson(const CheckFacts &F, const SymbolFacts &S) {
     }
     O["evidence"] = std::move(Ev);
   }
-  return O;
-}
-
-json::Value findingJson(const Finding &Fd) {
-  json::Object O;
-  O["rule"] = Fd.Rule;
-  O["rule_name"] = Fd.RuleName;
-  O["severity"] = toString(Fd.Sev);
-  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : jsonText(Fd.Symbol);
-  O["plugin"] = Fd.Plugin.empty() ? json::Value(nullptr) : jsonText(Fd.Plugin);
-  O["file"] = jsonText(Fd.File);
-  O["message"] = jsonText(Fd.Message);
-  O["fix"] = jsonText(Fd.Fix);
   return O;
 }
 
@@ -176,7 +158,7 @@ void printJson(const std::vector<SliceReport> &Rs, const ActiveConfig &Config) {
   for (const SliceReport &R : Rs) {
     json::Array Mine;
     for (const Finding &Fd : R.Findings) {
-      json::Value V = findingJson(Fd);
+      json::Value V = findingJson(Fd, /*WithPlugin=*/true);
       if (!R.Arch.empty())
         V.getAsObject()->try_emplace("arch", R.Arch);
       Findings.push_back(V);
@@ -301,10 +283,7 @@ CommandFn addCheckCommand(CLI::App &App) {
   Cmd->add_option("--candidate", Args->Candidates,
                   "A library that is not loaded but might define what is missing")
       ->check(CLI::ExistingFile);
-  Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "sarif"}));
-  Cmd->add_option("--color", Args->Color, "Colour text output")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  addOutputOptions(*Cmd, Args->Format, Args->Color);
   addConfigOptions(*Cmd, Args->Config);
 
   return [Args]() -> int {

@@ -15,6 +15,7 @@
 
 using namespace llvm;
 using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
 

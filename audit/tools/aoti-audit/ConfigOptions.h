@@ -10,7 +10,7 @@
 
 #include "Sarif.h"
 
-#include "aoti/audit/Config.h"
+#include "aoti/rules/Config.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,12 +40,12 @@ public:
   static llvm::Expected<ActiveConfig> load(const ConfigArgs &Args);
 
   bool active() const { return !Config.Path.empty(); }
-  const audit::AuditConfig &config() const { return Config; }
+  const rules::AuditConfig &config() const { return Config; }
   /// The configured prefixes, for a command given no --prefix.
   const std::vector<std::string> &prefixes() const { return Config.Prefixes; }
 
   /// Applies the configuration to one batch of findings.
-  void apply(std::vector<audit::Finding> &Findings);
+  void apply(std::vector<rules::Finding> &Findings);
 
   /// "config .aoti-audit.toml: 2 finding(s) suppressed", and a warning per
   /// unused suppression; nothing when no configuration is active.
@@ -56,10 +56,10 @@ public:
   void addToSarif(SarifRun &Run) const;
 
 private:
-  std::vector<const audit::Suppression *> unused() const;
+  std::vector<const rules::Suppression *> unused() const;
 
-  audit::AuditConfig Config;
-  std::deque<audit::SuppressedFinding> Suppressed; // stable addresses
+  rules::AuditConfig Config;
+  std::deque<rules::SuppressedFinding> Suppressed; // stable addresses
 };
 
 } // namespace aoti::tool

@@ -11,6 +11,7 @@
 #include "Output.h"
 #include "Sarif.h"
 
+#include "aoti/audit/Error.h"
 #include "aoti/audit/dups/Dups.h"
 #include "aoti/rules/Rule.h"
 
@@ -33,6 +34,7 @@
 
 using namespace llvm;
 using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
 namespace {
@@ -114,9 +116,7 @@ constexpr StringRef BaselineHeader =
 Expected<std::set<std::string>> readBaseline(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
-    return createStringError(inconvertibleErrorCode(), "%s: %s",
-                             Path.str().c_str(),
-                             Buf.getError().message().c_str());
+    return fileError(Path, Buf.getError());
   std::set<std::string> Lines;
   SmallVector<StringRef, 0> Split;
   (*Buf)->getBuffer().split(Split, '\n');
@@ -127,10 +127,9 @@ Expected<std::set<std::string>> readBaseline(StringRef Path) {
     SmallVector<StringRef, 3> Fields;
     L.split(Fields, ' ', 2, /*KeepEmpty=*/false);
     if (Fields.size() != 3 || !Fields[0].starts_with("AOTI"))
-      return createStringError(
-          inconvertibleErrorCode(),
-          "%s:%zu: not a baseline line (expected RULE NAME FILE): '%s'",
-          Path.str().c_str(), I + 1, L.str().c_str());
+      return makeError(Path + ":" + Twine(I + 1) +
+                       ": not a baseline line (expected RULE NAME FILE): '" +
+                       L + "'");
     Lines.insert(L.str());
   }
   return Lines;
@@ -140,15 +139,13 @@ Error writeBaseline(StringRef Path, const std::set<std::string> &Lines) {
   std::error_code EC;
   raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
   if (EC)
-    return createStringError(EC, "%s: %s", Path.str().c_str(),
-                             EC.message().c_str());
+    return fileError(Path, EC);
   OS << BaselineHeader;
   for (const std::string &L : Lines) // std::set: sorted, byte order
     OS << L << "\n";
   OS.close();
   if (OS.has_error())
-    return createStringError(OS.error(), "%s: %s", Path.str().c_str(),
-                             OS.error().message().c_str());
+    return fileError(Path, OS.error());
   return Error::success();
 }
 
@@ -415,10 +412,7 @@ CommandFn addDupsCommand(CLI::App &App) {
   Cmd->add_option("--write-baseline", Args->WriteBaseline,
                   "Record today's duplicates in FILE (sorted, one line per "
                   "definition) and exit 0");
-  Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "sarif"}));
-  Cmd->add_option("--color", Args->Color, "Colour text output")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  addOutputOptions(*Cmd, Args->Format, Args->Color);
   Cmd->add_flag("-v,--verbose", Args->Verbose,
                 "List on stderr every file of the directories that is skipped, "
                 "and why");

@@ -21,6 +21,7 @@
 
 using namespace llvm;
 using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
 namespace {
@@ -122,18 +123,6 @@ json::Array strings(const std::vector<std::string> &V) {
   for (const std::string &S : V)
     A.push_back(jsonText(S));
   return A;
-}
-
-json::Value findingJson(const Finding &Fd) {
-  json::Object O;
-  O["rule"] = Fd.Rule;
-  O["rule_name"] = Fd.RuleName;
-  O["severity"] = toString(Fd.Sev);
-  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : jsonText(Fd.Symbol);
-  O["file"] = jsonText(Fd.File);
-  O["message"] = jsonText(Fd.Message);
-  O["fix"] = jsonText(Fd.Fix);
-  return O;
 }
 
 json::Array extractedJson(const LinkFacts &F, const LinkResult &R) {
@@ -313,7 +302,7 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
   }
   json::Array Findings;
   for (const Finding &Fd : Fs)
-    Findings.push_back(findingJson(Fd));
+    Findings.push_back(findingJson(Fd, /*WithPlugin=*/false));
   O["findings"] = std::move(Findings);
   return O;
 }
@@ -446,10 +435,7 @@ CommandFn addLinkCommand(CLI::App &App) {
                   "Archive rule: gnu (ld.bfd, gold) or lld (lld, mold); "
                   "ld64 for a Mach-O line; default: from the command")
       ->check(CLI::IsMember({"gnu", "lld", "ld64"}));
-  Cmd->add_option("--format", Args->Format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "sarif"}));
-  Cmd->add_option("--color", Args->Color, "Colour text output")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  addOutputOptions(*Cmd, Args->Format, Args->Color);
   Cmd->add_option("--cwd", Args->Cwd,
                   "Directory the link command runs in (default: here)")
       ->check(CLI::ExistingDirectory);

@@ -4,12 +4,35 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/WithColor.h"
 
+#include <CLI/CLI.hpp>
+
 #include <map>
 
 using namespace llvm;
-using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
+
+void addOutputOptions(CLI::App &Cmd, std::string &Format, std::string &Color) {
+  Cmd.add_option("--format", Format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
+  Cmd.add_option("--color", Color, "Colour text output")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+json::Value findingJson(const Finding &Fd, bool WithPlugin) {
+  json::Object O;
+  O["rule"] = Fd.Rule;
+  O["rule_name"] = Fd.RuleName;
+  O["severity"] = toString(Fd.Sev);
+  O["symbol"] = Fd.Symbol.empty() ? json::Value(nullptr) : jsonText(Fd.Symbol);
+  if (WithPlugin)
+    O["plugin"] = Fd.Plugin.empty() ? json::Value(nullptr) : jsonText(Fd.Plugin);
+  O["file"] = jsonText(Fd.File);
+  O["message"] = jsonText(Fd.Message);
+  O["fix"] = jsonText(Fd.Fix);
+  return O;
+}
 
 bool useColor(raw_ostream &OS, ColorMode M) {
   switch (M) {

@@ -1,8 +1,13 @@
 //===- Output.h - Printing findings for people and for programs -----------===//
+//
+// What the commands share: the output options, findings as text and as
+// JSON, and the way errors are printed.
+//
+//===----------------------------------------------------------------------===//
 #ifndef AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
 #define AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
 
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,7 +15,19 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace aoti::tool {
+
+/// --format text|json|sarif and --color auto|always|never, which every
+/// command that reports findings takes.
+void addOutputOptions(CLI::App &Cmd, std::string &Format, std::string &Color);
+
+/// A finding as the JSON reports write it; "plugin" only where findings
+/// belong to a plugin (check).
+llvm::json::Value findingJson(const rules::Finding &Fd, bool WithPlugin);
 
 enum class OutputFormat { Text, Json };
 
@@ -28,11 +45,11 @@ bool useColor(llvm::raw_ostream &OS, llvm::StringRef Flag);
 /// Prints findings grouped by (rule, fix): one block per cause, the message
 /// of the first finding, the other symbols named, then the fix.
 void printFindingsText(llvm::raw_ostream &OS,
-                       const std::vector<const audit::Finding *> &Findings,
+                       const std::vector<const rules::Finding *> &Findings,
                        bool Color);
 
 /// "error", "warning", "note" coloured as clang colours them.
-void printSeverity(llvm::raw_ostream &OS, audit::Severity S, bool Color);
+void printSeverity(llvm::raw_ostream &OS, rules::Severity S, bool Color);
 
 /// Prints an error about the command line or an input, "aoti-audit: error: ...".
 void printError(llvm::StringRef Message);

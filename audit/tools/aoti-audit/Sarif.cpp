@@ -18,6 +18,7 @@
 
 using namespace llvm;
 using namespace aoti::audit;
+using namespace aoti::rules;
 
 namespace aoti::tool {
 namespace {

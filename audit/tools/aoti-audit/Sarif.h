@@ -19,7 +19,7 @@
 #ifndef AOTI_TOOLS_AOTI_AUDIT_SARIF_H
 #define AOTI_TOOLS_AOTI_AUDIT_SARIF_H
 
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -38,7 +38,7 @@ namespace aoti::tool {
 /// A finding the configuration suppressed: a result with a suppression
 /// whose justification is the reason (code scanning shows it as dismissed).
 struct SarifSuppressed {
-  const audit::Finding *F = nullptr;
+  const rules::Finding *F = nullptr;
   std::string Justification;
 };
 
@@ -59,7 +59,7 @@ struct SarifRun {
 };
 
 /// The SARIF level of a severity: "error", "warning", "note".
-llvm::StringRef sarifLevel(audit::Severity S);
+llvm::StringRef sarifLevel(rules::Severity S);
 
 /// The paragraphs of a rule page that SARIF shows, taken from the page text.
 struct RulePageText {
@@ -82,12 +82,12 @@ std::string sarifUri(llvm::StringRef Path);
 std::pair<llvm::StringRef, llvm::StringRef> splitArchiveMember(llvm::StringRef File);
 
 /// The whole log: {"$schema", "version": "2.1.0", "runs": [one run]}.
-llvm::json::Value sarifLog(llvm::ArrayRef<audit::Finding> Findings,
+llvm::json::Value sarifLog(llvm::ArrayRef<rules::Finding> Findings,
                            llvm::ArrayRef<const rules::RuleInfo *> Rules,
                            const SarifRun &Run);
 
 /// sarifLog() over allRules(), printed with two-space indentation.
-void printSarif(llvm::raw_ostream &OS, llvm::ArrayRef<audit::Finding> Findings,
+void printSarif(llvm::raw_ostream &OS, llvm::ArrayRef<rules::Finding> Findings,
                 const SarifRun &Run);
 
 } // namespace aoti::tool

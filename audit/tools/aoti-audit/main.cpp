@@ -41,9 +41,9 @@ CommandFn addRulesCommand(CLI::App &App) {
     }
     const auto &Severities = Config->config().Severities;
     for (const rules::RuleInfo *R : rules::allRules()) {
-      std::string Level(audit::toString(R->DefaultSeverity));
+      std::string Level(rules::toString(R->DefaultSeverity));
       if (auto It = Severities.find(R->Id.str()); It != Severities.end())
-        Level += " -> " + (It->second ? audit::toString(*It->second).str()
+        Level += " -> " + (It->second ? rules::toString(*It->second).str()
                                       : std::string("off"));
       llvm::outs() << R->Id << "  " << R->Name << "  [" << Level << "]  "
                    << R->Summary << "\n";

@@ -53,7 +53,10 @@ enum class SymbolStatus : uint8_t {
 };
 llvm::StringRef toString(SymbolStatus S);
 
-/// Why a missing symbol is missing, most specific first.
+/// Why a definition the loader was shown cannot be bound to (the first six),
+/// or, where there is none, why the name is missing. A name defined in
+/// several such places has several reasons; which one is reported is the
+/// rules' decision (rules/Rules.def ranks them), not the model's.
 enum class MissingReason : uint8_t {
   None,
   StaticHost,        // the host is a static executable: it provides nothing
@@ -81,6 +84,7 @@ struct DefinitionSite {
   std::string Member; // archive member name, when File is an archive
   const Symbol *Sym = nullptr;
   int Object = -1;    // index in the process model, when loaded
+  MissingReason Reason = MissingReason::None; // why it cannot be bound to
 };
 
 struct SymbolFacts {
@@ -92,10 +96,12 @@ struct SymbolFacts {
   std::vector<Binding> Providers;
   /// Definitions with the right name and an unacceptable version.
   std::vector<Binding> VersionRejected;
-  MissingReason Reason = MissingReason::None;
+  /// Missing: every definition of the name that the reference cannot bind
+  /// to, each with its reason, in the order they were found.
   std::vector<DefinitionSite> Evidence;
-  /// UnimplementedFallback: the shim library in scope that lacks the op
-  /// (an index in the process model).
+  /// Missing, a fallback op that nothing defines (Evidence is empty): the
+  /// shim library in scope that lacks the op (an index in the process
+  /// model); -1 when no shim library is in scope.
   int ShimProvider = -1;
 };
 

@@ -1,16 +1,17 @@
 //===- Rule.h - One check, one stable id ----------------------------------===//
 //
 // A rule consumes facts (Check.h, and later Dups.h, Link.h) and emits
-// findings with a fix. It parses no files and prints nothing. Each rule lives
-// in its own file under rules/<command>/, has a stable id that never changes
-// meaning, and a page docs/rules/<ID>.md that says what it finds, why it
-// matters, how to fix it, and shows an example.
+// findings with a fix. It parses no files and prints nothing. Each rule is
+// one row of rules/Rules.def and lives in its own file under rules/<command>/,
+// has a stable id that never changes meaning, and a page docs/rules/<ID>.md
+// that says what it finds, why it matters, how to fix it, and shows an
+// example.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_RULES_RULE_H
 #define AOTI_RULES_RULE_H
 
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -24,9 +25,6 @@ struct LinkFacts;
 }
 
 namespace aoti::rules {
-
-using audit::Finding;
-using audit::Severity;
 
 struct RuleInfo {
   llvm::StringRef Id;      // "AOTI002"

@@ -5,7 +5,8 @@
 // library.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Config.h"
+#include "aoti/rules/Config.h"
+#include "aoti/audit/Error.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,7 +20,7 @@
 
 using namespace llvm;
 
-namespace aoti::audit {
+namespace aoti::rules {
 
 namespace {
 
@@ -60,8 +61,7 @@ public:
 
 private:
   Error error(unsigned Line, const Twine &Msg) const {
-    return createStringError(inconvertibleErrorCode(),
-                             Path + ":" + Twine(Line) + ": " + Msg);
+    return audit::makeError(Path + ":" + Twine(Line) + ": " + Msg);
   }
 
   static unsigned lineOf(const toml::node &N) { return N.source().begin.line; }
@@ -232,8 +232,7 @@ Expected<AuditConfig> parseConfig(StringRef Text, StringRef Path,
 Expected<AuditConfig> loadConfig(StringRef Path, ArrayRef<KnownRule> Rules) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
-    return createStringError(Buf.getError(), "%s: %s", Path.str().c_str(),
-                             Buf.getError().message().c_str());
+    return audit::fileError(Path, Buf.getError());
   return parseConfig((*Buf)->getBuffer(), Path, Rules);
 }
 
@@ -277,4 +276,4 @@ std::vector<SuppressedFinding> applyConfig(AuditConfig &Config,
   return Suppressed;
 }
 
-} // namespace aoti::audit
+} // namespace aoti::rules

@@ -1,4 +1,4 @@
-//===- NotExported.cpp - AOTI002 ------------------------------------------===//
+//===- SymbolNotExported.cpp - AOTI002 ------------------------------------===//
 //
 // The host defines the name but its dynamic symbol table does not hold it: an
 // executable exports only what a shared library on its link line referenced,
@@ -14,20 +14,20 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
-const RuleInfo &NotExported::info() const {
-  static const RuleInfo I{"AOTI002", "symbol-not-exported", Severity::Error,
+const RuleInfo &SymbolNotExported::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the host defines the symbol but does not export "
                           "it to plugins"};
   return I;
 }
 
-void NotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+void SymbolNotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   std::string Prefix = fixtext::firstPrefix(F.Options.Prefixes);
   forEachMissing(F, MissingReason::NotExported,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     const Binary &Exe = *F.Process->object(Site.Object).Bin;
     Finding Fd = make();
     Fd.Plugin = P.Path;
@@ -48,4 +48,4 @@ void NotExported::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

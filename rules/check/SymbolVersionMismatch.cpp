@@ -1,4 +1,4 @@
-//===- VersionMismatch.cpp - AOTI006 --------------------------------------===//
+//===- SymbolVersionMismatch.cpp - AOTI006 --------------------------------===//
 //
 // The name is defined in scope, but not with a version the reference accepts:
 // the reference asks for V and the definitions carry other versions, or the
@@ -12,16 +12,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
-const RuleInfo &VersionMismatch::info() const {
-  static const RuleInfo I{"AOTI006", "symbol-version-mismatch", Severity::Error,
+const RuleInfo &SymbolVersionMismatch::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "the symbol is defined, but not with the version "
                           "the reference asks for"};
   return I;
 }
 
-void VersionMismatch::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+void SymbolVersionMismatch::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   for (const PluginFacts &P : F.Plugins)
     for (const SymbolFacts &S : P.Symbols) {
       if (S.Status != SymbolStatus::VersionMismatch)
@@ -58,4 +58,4 @@ void VersionMismatch::check(const CheckFacts &F, std::vector<Finding> &Out) cons
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

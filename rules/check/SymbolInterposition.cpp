@@ -1,4 +1,4 @@
-//===- Interposition.cpp - AOTI011 ----------------------------------------===//
+//===- SymbolInterposition.cpp - AOTI011 ----------------------------------===//
 //
 // With --all, a name outside the required prefixes that several objects in
 // scope define: the first interposes the rest. Often intended (malloc
@@ -12,16 +12,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
-const RuleInfo &Interposition::info() const {
-  static const RuleInfo I{"AOTI011", "symbol-interposition", Severity::Warning,
+const RuleInfo &SymbolInterposition::info() const {
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "several objects in scope define the symbol; the "
                           "first one interposes the others"};
   return I;
 }
 
-void Interposition::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+void SymbolInterposition::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   for (const PluginFacts &P : F.Plugins)
     for (const SymbolFacts &S : P.Symbols) {
       if (S.Status != SymbolStatus::Bound || S.Providers.size() < 2)
@@ -54,4 +54,4 @@ void Interposition::check(const CheckFacts &F, std::vector<Finding> &Out) const 
     }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

@@ -1,4 +1,4 @@
-//===- OutsideScope.cpp - AOTI005 -----------------------------------------===//
+//===- ProviderOutsideScope.cpp - AOTI005 ---------------------------------===//
 //
 // A library exports the name, but the plugin's references are looked up only
 // in the host's global scope and the plugin's own dependencies, and the
@@ -12,19 +12,19 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::check {
 
-const RuleInfo &OutsideScope::info() const {
-  static const RuleInfo I{"AOTI005", "provider-outside-scope", Severity::Error,
+const RuleInfo &ProviderOutsideScope::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "a library exports the symbol but is not in the "
                           "plugin's lookup scope"};
   return I;
 }
 
-void OutsideScope::check(const CheckFacts &F, std::vector<Finding> &Out) const {
+void ProviderOutsideScope::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   forEachMissing(F, MissingReason::OutsideScope,
-                 [&](const PluginFacts &P, const SymbolFacts &S) {
-    const DefinitionSite &Site = S.Evidence.front();
+                 [&](const PluginFacts &P, const SymbolFacts &S, const MissingCause &C) {
+    const DefinitionSite &Site = *C.Evidence.front();
     StringRef Lib = fixtext::base(Site.File);
     Finding Fd = make();
     Fd.Plugin = P.Path;
@@ -80,4 +80,4 @@ void OutsideScope::check(const CheckFacts &F, std::vector<Finding> &Out) const {
   });
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::check

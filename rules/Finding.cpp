@@ -1,9 +1,9 @@
 //===- Finding.cpp --------------------------------------------------------===//
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 using namespace llvm;
 
-namespace aoti::audit {
+namespace aoti::rules {
 
 StringRef toString(Severity S) {
   switch (S) {
@@ -14,4 +14,4 @@ StringRef toString(Severity S) {
   return "?";
 }
 
-} // namespace aoti::audit
+} // namespace aoti::rules

@@ -21,10 +21,10 @@
 // an audit off in silence.
 //
 //===----------------------------------------------------------------------===//
-#ifndef AOTI_AUDIT_CONFIG_H
-#define AOTI_AUDIT_CONFIG_H
+#ifndef AOTI_RULES_CONFIG_H
+#define AOTI_RULES_CONFIG_H
 
-#include "aoti/audit/Finding.h"
+#include "aoti/rules/Finding.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-namespace aoti::audit {
+namespace aoti::rules {
 
 /// The file name findConfig looks for.
 inline constexpr llvm::StringLiteral ConfigFileName = ".aoti-audit.toml";
@@ -88,6 +88,6 @@ std::vector<SuppressedFinding> applyConfig(AuditConfig &Config,
 /// Whether a suppression matches a finding.
 bool matches(const Suppression &S, const Finding &F);
 
-} // namespace aoti::audit
+} // namespace aoti::rules
 
 #endif

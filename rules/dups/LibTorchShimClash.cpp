@@ -1,4 +1,4 @@
-//===- LibTorchClash.cpp - AOTI105 ----------------------------------------===//
+//===- LibTorchShimClash.cpp - AOTI105 ------------------------------------===//
 //
 // A shim name that LibTorch defines and another input defines too. LibTorch
 // implements every aoti_torch_* function over at::Tensor; a LibTorch-free
@@ -14,16 +14,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::dups {
 
-const RuleInfo &DupsLibTorchClash::info() const {
-  static const RuleInfo I{"AOTI105", "libtorch-shim-clash", Severity::Error,
+const RuleInfo &LibTorchShimClash::info() const {
+  static const RuleInfo I{Id, Name, Severity::Error,
                           "LibTorch and another input both define a shim: "
                           "two tensor ABIs behind one name"};
   return I;
 }
 
-void DupsLibTorchClash::check(const DupsFacts &Facts,
+void LibTorchShimClash::check(const DupsFacts &Facts,
                               std::vector<Finding> &Out) const {
   for (const Duplicate &D : Facts.Duplicates) {
     if (!D.LibTorchClash)
@@ -35,9 +35,9 @@ void DupsLibTorchClash::check(const DupsFacts &Facts,
       if (L.find(Name) == std::string::npos)
         L += (L.empty() ? "" : ", ") + Name;
     }
-    Finding F = dupstext::start(make(), D);
+    Finding F = fixtext::start(make(), D);
     F.Message =
-        dupstext::quote(D) + " is defined by LibTorch (" + Torch +
+        fixtext::quote(D) + " is defined by LibTorch (" + Torch +
         ") and by " + Other +
         ". They implement AtenTensorHandle over different tensor types: "
         "a link or a process that holds both binds every caller of the "
@@ -55,4 +55,4 @@ void DupsLibTorchClash::check(const DupsFacts &Facts,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::dups

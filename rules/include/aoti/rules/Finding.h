@@ -1,13 +1,13 @@
 //===- Finding.h - What a rule reports ------------------------------------===//
-#ifndef AOTI_AUDIT_FINDING_H
-#define AOTI_AUDIT_FINDING_H
+#ifndef AOTI_RULES_FINDING_H
+#define AOTI_RULES_FINDING_H
 
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
 #include <vector>
 
-namespace aoti::audit {
+namespace aoti::rules {
 
 enum class Severity : uint8_t { Note, Warning, Error };
 
@@ -26,6 +26,6 @@ struct Finding {
   std::string Fix;      // what to change; the same text for the same cause
 };
 
-} // namespace aoti::audit
+} // namespace aoti::rules
 
 #endif

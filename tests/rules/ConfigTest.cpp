@@ -5,7 +5,7 @@
 // suppressions apply in.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/audit/Config.h"
+#include "aoti/rules/Config.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -14,7 +14,7 @@
 
 #include <fstream>
 
-using namespace aoti::audit;
+using namespace aoti::rules;
 using namespace llvm;
 
 namespace {

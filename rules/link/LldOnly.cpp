@@ -1,4 +1,4 @@
-//===- LldOnlyBackReference.cpp - AOTI209 ---------------------------------===//
+//===- LldOnly.cpp - AOTI209 ----------------------------------------------===//
 //
 // lld (and mold) resolve a reference against any archive on the line, before
 // or after it, and let every shared library's references count; GNU ld and
@@ -16,16 +16,16 @@
 using namespace llvm;
 using namespace aoti::audit;
 
-namespace aoti::rules {
+namespace aoti::rules::link {
 
-const RuleInfo &LinkLldOnlyBackReference::info() const {
-  static const RuleInfo I{"AOTI209", "link-lld-only", Severity::Warning,
+const RuleInfo &LldOnly::info() const {
+  static const RuleInfo I{Id, Name, Severity::Warning,
                           "the link gets a required symbol only under lld's "
                           "archive rules; GNU ld would leave it out"};
   return I;
 }
 
-void LinkLldOnlyBackReference::check(const LinkFacts &F,
+void LldOnly::check(const LinkFacts &F,
                                      std::vector<Finding> &Out) const {
   if (!F.GnuReplay || F.GnuRequired.size() != F.Required.size())
     return;
@@ -40,30 +40,30 @@ void LinkLldOnlyBackReference::check(const LinkFacts &F,
     Finding Fd = make();
     Fd.Symbol = Lld.Name;
     Fd.File = F.objectName(F.Result, Lld.Object);
-    std::string W = linkfix::quote(linkfix::written(F, int(O.Input)));
+    std::string W = fixtext::quote(fixtext::written(F, int(O.Input)));
     std::string Why;
     if (O.Why.ByInput >= 0 && size_t(O.Why.ByInput) < F.GnuReplay->Read.size() &&
         !F.GnuReplay->Read[O.Why.ByInput])
       Why = formatv("{0} refers to it, and GNU ld drops {0} (--as-needed, "
                     "and nothing needs it when it is read), references and "
                     "all",
-                    linkfix::quote(F.inputName(O.Why.ByInput)))
+                    fixtext::quote(F.inputName(O.Why.ByInput)))
                 .str();
     else if (O.Why.ByObject >= 0)
       Why = formatv("{0} refers to it from after {1}, and GNU ld does not go "
                     "back to an archive it has read",
-                    linkfix::quote(F.objectName(F.Result, O.Why.ByObject)), W)
+                    fixtext::quote(F.objectName(F.Result, O.Why.ByObject)), W)
                 .str();
     else if (O.Why.ByInput >= 0)
       Why = formatv("{0} refers to it from after {1}, and GNU ld does not go "
                     "back to an archive it has read",
-                    linkfix::quote(F.inputName(O.Why.ByInput)), W)
+                    fixtext::quote(F.inputName(O.Why.ByInput)), W)
                 .str();
     else
       Why = "GNU ld reads the line once, left to right";
     Fd.Message = formatv("ld.lld takes {0} from {1}, GNU ld and gold would "
                          "not: {2}",
-                         linkfix::quote(Lld.Name), Fd.File, Why)
+                         fixtext::quote(Lld.Name), Fd.File, Why)
                      .str();
     Fd.Fix = formatv("force-link {0} (or put it after everything that refers "
                      "to it), so the line links the same with every linker",
@@ -73,4 +73,4 @@ void LinkLldOnlyBackReference::check(const LinkFacts &F,
   }
 }
 
-} // namespace aoti::rules
+} // namespace aoti::rules::link

@@ -1,0 +1,289 @@
+//===- FixText.cpp --------------------------------------------------------===//
+#include "FixText.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace aoti::audit;
+
+namespace aoti::rules::fixtext {
+
+// --- words, and fixes in terms of a binary (check) -------------------------
+
+std::string quote(StringRef S) { return ("`" + S + "`").str(); }
+
+StringRef base(StringRef Path) { return sys::path::filename(Path); }
+
+std::string firstPrefix(const std::vector<std::string> &Prefixes) {
+  return Prefixes.empty() ? std::string() : Prefixes.front();
+}
+
+bool isMachO(const audit::Binary &B) {
+  return B.format() == audit::BinaryFormat::MachO;
+}
+
+std::string symbolGlob(const audit::Binary &B, StringRef Prefix) {
+  if (Prefix.empty())
+    return "<name>";
+  if (!isMachO(B))
+    return (Prefix + "*").str();
+  // A Mach-O symbol name (one name, not a prefix) already has its '_'; a
+  // --prefix is a C name.
+  if (Prefix.starts_with("_"))
+    return Prefix.str();
+  return ("_" + Prefix + "*").str();
+}
+
+std::string appleExportFromLibrary(const audit::Binary &Lib, StringRef Glob) {
+  return formatv("export it from {0}: add `{1}` to its "
+                 "-exported_symbols_list (or drop the -unexported_symbol / "
+                 "-no_exported_symbols that hides it), and strip it with "
+                 "`strip -x` only",
+                 quote(base(Lib.path())), Glob)
+      .str();
+}
+
+std::string exportDynamic(const audit::Binary &Host, StringRef Prefix) {
+  StringRef H = base(Host.path());
+  if (isMachO(Host))
+    // ld64 exports a main executable's globals unless told otherwise; what
+    // removes them is an export list, -dead_strip (LTO too), or strip.
+    return formatv("export them from {0}: drop the -exported_symbols_list, "
+                   "-unexported_symbol or -no_exported_symbols that leaves "
+                   "out `{1}` (or add `{1}` to the list), link with "
+                   "-Wl,-export_dynamic so -dead_strip and LTO keep them, "
+                   "and strip it with `strip -x` only",
+                   quote(H), symbolGlob(Host, Prefix))
+        .str();
+  std::string Glob = Prefix.empty() ? std::string("<name>") : (Prefix + "*").str();
+  return formatv("link {0} with -Wl,--export-dynamic (CMake: "
+                 "set_target_properties({1} PROPERTIES ENABLE_EXPORTS ON); "
+                 "Bazel: linkopts = [\"-rdynamic\"]), or export just these "
+                 "names with -Wl,--export-dynamic-symbol='{2}'",
+                 quote(H), H, Glob)
+      .str();
+}
+
+std::string wholeArchive(const audit::Binary &Host, StringRef Archive) {
+  StringRef A = base(Archive);
+  StringRef Lib = A;
+  Lib.consume_front("lib");
+  Lib.consume_back(".a");
+  if (isMachO(Host))
+    return formatv("force-load the archive: -Wl,-force_load,{0} (CMake: "
+                   "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{1}>\")",
+                   Archive, Lib)
+        .str();
+  return formatv("force-link the archive: -Wl,--whole-archive {0} "
+                 "-Wl,--no-whole-archive (CMake: target_link_libraries({1} "
+                 "PRIVATE \"$<LINK_LIBRARY:WHOLE_ARCHIVE,{2}>\"); Buck: "
+                 "link_whole = True; Bazel: alwayslink = True)",
+                 Archive, base(Host.path()), Lib)
+      .str();
+}
+
+// --- fixes in terms of a link line (link) ----------------------------------
+
+bool isMachO(const LinkFacts &F) { return F.Line.isMachO(); }
+
+std::string written(const LinkFacts &F, int Input) {
+  if (Input < 0 || size_t(Input) >= F.Inputs.size())
+    return "?";
+  const LinkInput &I = F.Inputs[Input];
+  return I.AsWritten.empty() ? F.inputName(Input) : I.AsWritten;
+}
+
+std::string prefixGlob(const LinkFacts &F) {
+  const auto &P = F.Request.Prefixes;
+  return P.empty() || P.front().empty() ? std::string("*") : P.front() + "*";
+}
+
+namespace {
+
+bool isCMake(const LinkFacts &F) {
+  return F.Request.Context.System == LinkBuildContext::Kind::CMake;
+}
+
+/// The static library target that builds the archive, or the archive path.
+std::string cmakeLibrary(const LinkFacts &F, int Input) {
+  const LinkInput &I = F.Inputs[Input];
+  auto It = F.Request.Context.ArchiveTargets.find(I.Path);
+  if (It != F.Request.Context.ArchiveTargets.end())
+    return It->second;
+  return I.Path;
+}
+
+bool staticOutput(const LinkFacts &F) {
+  return F.Result.OutputKind == LinkOutputKind::StaticExecutable;
+}
+
+} // namespace
+
+std::string wholeArchive(const LinkFacts &F, int Input) {
+  const LinkInput &I = F.Inputs[Input];
+  std::string W = written(F, Input);
+  if (isCMake(F)) {
+    std::string Lib = cmakeLibrary(F, Input);
+    return formatv("link it whole: target_link_libraries({0} PRIVATE "
+                   "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{1}>\") in place of the "
+                   "plain `{1}` (CMake >= 3.24)",
+                   F.Request.Context.Target, Lib)
+        .str();
+  }
+  if (isMachO(F)) {
+    std::string Path = F.displayPath(I.Path);
+    if (F.Line.isDriver())
+      return formatv("link it with `-Wl,-force_load,{0}` in place of {1} "
+                     "(Xcode: OTHER_LDFLAGS; Bazel: alwayslink = True)",
+                     Path, quote(W))
+          .str();
+    return formatv("link it with `-force_load {0}` in place of {1}", Path,
+                   quote(W))
+        .str();
+  }
+  std::string Where;
+  if (!I.Script.empty())
+    Where = formatv(" (it comes from the input script {0})",
+                    F.displayPath(I.Script))
+                .str();
+  if (F.Line.isDriver())
+    return formatv("wrap {0} in `-Wl,--whole-archive … "
+                   "-Wl,--no-whole-archive`{1} (Buck: link_whole = True; "
+                   "Bazel: alwayslink = True)",
+                   quote(W), Where)
+        .str();
+  return formatv("wrap {0} in `--whole-archive … --no-whole-archive`{1}",
+                 quote(W), Where)
+      .str();
+}
+
+std::string exportDynamic(const LinkFacts &F) {
+  std::string Glob = prefixGlob(F);
+  std::string Prefix = staticOutput(F)
+                           ? "link dynamically (drop `-static`: a static "
+                             "executable has no dynamic symbol table), then "
+                           : "";
+  if (isMachO(F)) {
+    // ld64 exports every global already; what loses them is -dead_strip.
+    if (isCMake(F))
+      return formatv("target_link_options({0} PRIVATE "
+                     "\"LINKER:-export_dynamic\") (with -dead_strip, a main "
+                     "executable's globals are roots only then)",
+                     F.Request.Context.Target)
+          .str();
+    std::string Flag = F.Line.isDriver() ? "-Wl,-export_dynamic"
+                                         : "-export_dynamic";
+    return formatv("add `{0}` (with -dead_strip, a main executable's "
+                   "globals are roots only then), or drop -dead_strip",
+                   Flag)
+        .str();
+  }
+  if (isCMake(F))
+    return formatv("{0}set_target_properties({1} PROPERTIES ENABLE_EXPORTS "
+                   "ON) (adds -rdynamic), or export only the shims: "
+                   "target_link_options({1} PRIVATE "
+                   "\"LINKER:--export-dynamic-symbol={2}\")",
+                   Prefix, F.Request.Context.Target, Glob)
+        .str();
+  if (F.Line.isDriver())
+    return formatv("{0}add `-rdynamic`, or export only the shims with "
+                   "`-Wl,--export-dynamic-symbol='{1}'`",
+                   Prefix, Glob)
+        .str();
+  return formatv("{0}add `--export-dynamic`, or export only the shims with "
+                 "`--export-dynamic-symbol='{1}'`",
+                 Prefix, Glob)
+      .str();
+}
+
+std::string pullInAndExport(const LinkFacts &F, int Input) {
+  std::string Fix = wholeArchive(F, Input);
+  if (F.FixExportDynamic || staticOutput(F))
+    Fix += "; then " + exportDynamic(F);
+  return Fix;
+}
+
+std::string linkerSpelling(const LinkFacts &F, StringRef Name) {
+  StringRef Source = Name;
+  if (isMachO(F) && Source.starts_with("__Z"))
+    Source = Source.drop_front();
+  if (!Source.starts_with("_Z"))
+    return Name.str(); // C names are printed as they are, '_' included
+  std::string D = llvm::demangle(std::string_view(Source.data(), Source.size()));
+  return D == Source ? Name.str() : D;
+}
+
+std::string linkerName(const LinkFacts &F) {
+  switch (F.Line.Flavor) {
+  case LinkFlavor::GNU: return "GNU ld";
+  case LinkFlavor::LLD: return "ld.lld";
+  case LinkFlavor::LD64: return "ld64";
+  }
+  return "the linker";
+}
+
+// --- duplicates (dups) ------------------------------------------------------
+
+std::string quote(const Duplicate &D) {
+  return quote(D.displayName());
+}
+
+std::string definitions(const Duplicate &D,
+                        std::optional<DefinitionStrength> Only) {
+  // The finding lists every definition anyway; a message names a few.
+  constexpr unsigned Named = 4;
+  std::string L;
+  unsigned N = 0;
+  for (const DuplicateDefinition &DD : D.Definitions) {
+    if (Only && DD.Strength != *Only)
+      continue;
+    if (N++ >= Named)
+      continue;
+    L += L.empty() ? "`" : ", `";
+    L.append(DD.File.data(), DD.File.size());
+    if (!DD.Member.empty()) {
+      L += '(';
+      L.append(DD.Member.data(), DD.Member.size());
+      L += ')';
+    }
+    L += '`';
+  }
+  if (N > Named)
+    L += " and " + std::to_string(N - Named) + " more";
+  return L;
+}
+
+unsigned count(const Duplicate &D, DefinitionStrength S) {
+  unsigned N = 0;
+  for (const DuplicateDefinition &DD : D.Definitions)
+    N += DD.Strength == S;
+  return N;
+}
+
+std::string linkState(const Duplicate &D) {
+  if (!D.Latent)
+    return "a plain link of these inputs already pulls in two of them";
+  bool Members = false, Shared = false;
+  for (const DuplicateDefinition &DD : D.Definitions) {
+    Members |= DD.Origin == DefinitionOrigin::ArchiveMember;
+    Shared |= DD.Origin == DefinitionOrigin::SharedLibrary;
+  }
+  std::string How = Members ? "a force-link (--whole-archive, link_whole, "
+                              "-force_load)"
+                            : "";
+  if (Shared)
+    How += (How.empty() ? "" : " or ") + std::string("loading both shared "
+                                                     "libraries");
+  return "latent: no reference among these inputs pulls in two of them; " +
+         How + " does";
+}
+
+Finding start(Finding F, const Duplicate &D) {
+  F.Symbol = D.Name;
+  F.File = D.Definitions.front().displayName();
+  return F;
+}
+
+} // namespace aoti::rules::fixtext

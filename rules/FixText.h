@@ -1,0 +1,107 @@
+//===- FixText.h - The wording every rule shares --------------------------===//
+//
+// The same cause must read the same way everywhere, in the terms of the
+// platform it is about (GNU/ELF flags or Apple ld64 flags). One module for
+// every command: the words (quote, base), then the fixes in terms of a
+// binary (check), of a link line (link: the user's own word, `-lshims`,
+// wrapped in the spelling that command takes -- -Wl,... for a driver, bare
+// for a linker -- or the CMake command that makes CMake write it), and of a
+// duplicate (dups). Whether a platform is Mach-O is asked here, and only
+// here (the two isMachO overloads).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AOTI_RULES_FIXTEXT_H
+#define AOTI_RULES_FIXTEXT_H
+
+#include "aoti/audit/Binary.h"
+#include "aoti/audit/dups/Dups.h"
+#include "aoti/audit/link/Model.h"
+#include "aoti/rules/Finding.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoti::rules::fixtext {
+
+// --- words, and fixes in terms of a binary (check) -------------------------
+
+/// `name` in backquotes, as diagnostics quote identifiers.
+std::string quote(llvm::StringRef S);
+
+/// The file name alone, for messages; full paths go in Finding::File.
+llvm::StringRef base(llvm::StringRef Path);
+
+/// "link HOST with -Wl,--export-dynamic (...)".
+std::string exportDynamic(const audit::Binary &Host, llvm::StringRef Prefix);
+
+/// "force-link ARCHIVE with -Wl,--whole-archive (...)".
+std::string wholeArchive(const audit::Binary &Host, llvm::StringRef Archive);
+
+/// The first required prefix, for globs in fixes ("aoti_torch_").
+std::string firstPrefix(const std::vector<std::string> &Prefixes);
+
+bool isMachO(const audit::Binary &B);
+
+/// The glob a linker option takes for the names under Prefix: "aoti_torch_*"
+/// for ELF, "_aoti_torch_*" for Mach-O (C names carry a leading '_');
+/// "<name>" without a prefix.
+std::string symbolGlob(const audit::Binary &B, llvm::StringRef Prefix);
+
+/// Mach-O: how to make a library (not an executable) export Glob.
+std::string appleExportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
+
+// --- fixes in terms of a link line (link) ----------------------------------
+
+/// Whether the link line is an Apple ld64 one: with isMachO(Binary), the
+/// one place the rules tell the platforms apart.
+bool isMachO(const audit::LinkFacts &F);
+
+/// How the user wrote the input (`-lshims`), for messages.
+std::string written(const audit::LinkFacts &F, int Input);
+
+/// "wrap `-lshims` in `-Wl,--whole-archive … -Wl,--no-whole-archive`".
+std::string wholeArchive(const audit::LinkFacts &F, int Input);
+
+/// "add `-rdynamic` (or ...)".
+std::string exportDynamic(const audit::LinkFacts &F);
+
+/// The fix for a required name the link leaves out: force-link, then (when
+/// the replay says so) export.
+std::string pullInAndExport(const audit::LinkFacts &F, int Input);
+
+/// A symbol the way the linker names it in its messages: GNU ld, lld and
+/// ld64 demangle C++ names by default ("undefined reference to
+/// `ns::f(int)'"); a Mach-O name loses the leading '_' first.
+std::string linkerSpelling(const audit::LinkFacts &F, llvm::StringRef Name);
+
+/// "ld.lld" / "GNU ld": the linker's own name, for quoting its messages.
+std::string linkerName(const audit::LinkFacts &F);
+
+/// `*` after the first prefix, for --export-dynamic-symbol globs.
+std::string prefixGlob(const audit::LinkFacts &F);
+
+// --- duplicates (dups) ------------------------------------------------------
+
+/// The duplicate's name in backquotes; the demangled name for C++.
+std::string quote(const audit::Duplicate &D);
+
+/// "`libfoo.a(bar.o)`, `libbaz.so`" for the definitions of one strength, or
+/// all of them when Only is empty.
+std::string definitions(const audit::Duplicate &D,
+                        std::optional<audit::DefinitionStrength> Only = {});
+
+/// How many definitions of one strength.
+unsigned count(const audit::Duplicate &D, audit::DefinitionStrength S);
+
+/// "(latent: ...)" / "(a plain link ... pulls in both)" for non-fatal kinds.
+std::string linkState(const audit::Duplicate &D);
+
+/// The finding every rule starts from: symbol and file filled in.
+Finding start(Finding F, const audit::Duplicate &D);
+
+} // namespace aoti::rules::fixtext
+
+#endif
