@@ -432,7 +432,7 @@ TEST_F(CudaConvolution, PlanCacheIsSharedByThreads) {
 }
 
 // The graph-API path (AOTI_SHIMS_CUDA_CONV=graph, convolution_graph.cpp):
-// every forward case without bias, in every dtype, with "graph-only" so a
+// every forward case without bias and with aligned operands, in every dtype, with "graph-only" so a
 // problem the graph API refused would fail here instead of quietly taking
 // the legacy path; twice each (the second call from the per-thread cache);
 // float32 never TF32 there either (the same exact-sum check as above).
@@ -448,6 +448,8 @@ TEST_F(CudaConvolution, GraphApiPathMatchesTheReference) {
     for (const CudaCase &c : cases()) {
       if (c.conv.transposed)
         continue; // the legacy path's (cudnnConvolutionBackwardData)
+      if (std::string(c.conv.name) == "offset")
+        continue; // misaligned operands: refused, taken by the legacy path
       Case noBias = c.conv;
       noBias.bias = false;
       runCase(noBias, t, c.expectedStrides, 7);

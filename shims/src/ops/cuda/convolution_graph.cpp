@@ -36,6 +36,7 @@
 
 #include <cudnn_frontend.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -183,6 +184,16 @@ Expected<bool> convolutionGraph(cudnnHandle_t handle,
     whyNot = built.whyNot;
     return false;
   }
+  // The engines a graph plan picks assume 16-byte aligned operands (the H200
+  // run: CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER for a tensor at an element
+  // offset). The plan is per shape, not per pointer, so such a call takes the
+  // legacy path, whose algorithms cuDNN ranks for the pointers it is given.
+  for (const void *operand : {input, weight, static_cast<const void *>(out)})
+    if (reinterpret_cast<uintptr_t>(operand) % 16 != 0) {
+      whyNot = "an operand is not 16-byte aligned (a view at an offset); "
+               "the graph API's plans assume it is";
+      return false;
+    }
   void *workspace = nullptr;
   if (built.workspaceBytes > 0) {
     Expected<void *> memory = rt::allocate(
