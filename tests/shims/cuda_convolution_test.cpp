@@ -432,9 +432,9 @@ TEST_F(CudaConvolution, PlanCacheIsSharedByThreads) {
 }
 
 // The graph-API path (AOTI_SHIMS_CUDA_CONV=graph, convolution_graph.cpp):
-// every forward case without bias and with aligned operands, in every dtype, with "graph-only" so a
-// problem the graph API refused would fail here instead of quietly taking
-// the legacy path; twice each (the second call from the per-thread cache);
+// every forward case without bias and with aligned operands, in every
+// dtype, with "graph-only" so a problem the graph API refused would fail
+// here instead of quietly taking the legacy path; twice each (the second call from the per-thread cache);
 // float32 never TF32 there either (the same exact-sum check as above).
 TEST_F(CudaConvolution, GraphApiPathMatchesTheReference) {
 #ifndef AOTI_TEST_HAVE_CUDNN_FRONTEND
