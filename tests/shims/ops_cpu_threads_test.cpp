@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <thread>
@@ -28,10 +29,13 @@
 namespace aoti::test {
 namespace {
 
+using shims::cpu::chooseSgemmLibrary;
 using shims::cpu::cpuThreadCount;
 using shims::cpu::lastTeamSize;
 using shims::cpu::physicalCoreCount;
 using shims::cpu::setCpuThreadCount;
+using shims::cpu::SgemmLibrary;
+using shims::cpu::sgemmLibrary;
 using shims::cpu::threadCountFromEnvironment;
 
 // Restores the environment's count when a test ends, pass or fail.
@@ -71,6 +75,46 @@ TEST(CpuThreadCount, TheOverrideWinsAndZeroReturnsToTheEnvironment) {
   EXPECT_EQ(cpuThreadCount(), 3);
   setCpuThreadCount(0);
   EXPECT_EQ(cpuThreadCount(), fromEnvironment);
+}
+
+// --- Which library computes float32 GEMMs (parallel.h's sgemm rule) ---------
+
+TEST(CpuSgemmLibrary, OpenBlasOnAFallbackCoreGivesWayToOneDnn) {
+  // Debian 12's OpenBLAS on Emerald Rapids: generic SSE3 kernels.
+  EXPECT_EQ(chooseSgemmLibrary(std::nullopt, "Prescott", true),
+            SgemmLibrary::OneDnn);
+  EXPECT_EQ(chooseSgemmLibrary(std::nullopt, "Nehalem", true),
+            SgemmLibrary::OneDnn);
+  for (const char *core :
+       {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids"})
+    EXPECT_EQ(chooseSgemmLibrary(std::nullopt, core, true),
+              SgemmLibrary::OpenBlas)
+        << core;
+  // A CPU without AVX2 has nothing better than the core OpenBLAS chose.
+  EXPECT_EQ(chooseSgemmLibrary(std::nullopt, "Prescott", false),
+            SgemmLibrary::OpenBlas);
+  // Without OpenBLAS there is only oneDNN.
+  EXPECT_EQ(chooseSgemmLibrary(std::nullopt, "", true), SgemmLibrary::OneDnn);
+}
+
+TEST(CpuSgemmLibrary, TheEnvironmentForcesEither) {
+  EXPECT_EQ(chooseSgemmLibrary("onednn", "SkylakeX", true),
+            SgemmLibrary::OneDnn);
+  EXPECT_EQ(chooseSgemmLibrary("openblas", "Prescott", true),
+            SgemmLibrary::OpenBlas);
+  EXPECT_EQ(chooseSgemmLibrary("something", "Prescott", true),
+            SgemmLibrary::OneDnn); // an unknown value: the rule decides
+  // This process's choice follows the variable the test runs under (ctest
+  // runs the GEMM and attention suites under both values).
+  std::string why;
+  const SgemmLibrary library = sgemmLibrary(&why);
+  EXPECT_FALSE(why.empty());
+  if (const char *forced = std::getenv("AOTI_SHIMS_CPU_SGEMM")) {
+    if (std::string(forced) == "onednn")
+      EXPECT_EQ(library, SgemmLibrary::OneDnn) << why;
+    if (std::string(forced) == "openblas")
+      EXPECT_EQ(library, SgemmLibrary::OpenBlas) << why;
+  }
 }
 
 // --- GEMM --------------------------------------------------------------------

@@ -17,8 +17,9 @@
 // call has at least 4M multiply-adds (BERT-base's has 25M), else the calling
 // thread alone. Items are (b, h, row block) rather than (b, kv head) so
 // that multi-query and grouped-query models (1 or 2 key/value heads) still
-// fill every thread. The GEMMs are OpenBLAS's cblas_sgemm, single-threaded
-// (the parallelism is ours), when the build has it (AOTI_SHIMS_HAVE_OPENBLAS,
+// fill every thread. The GEMMs are sgemm (ops/cpu/parallel.h: OpenBLAS, or
+// oneDNN where OpenBLAS does not know the CPU), single-threaded (the
+// parallelism is ours), when the build has OpenBLAS (AOTI_SHIMS_HAVE_OPENBLAS,
 // as for the GEMM fallbacks), else plain loops, on packed operands so that
 // odd strides and dtypes never reach BLAS. Memory: the packed keys and
 // values (at most the inputs' size in float32) and O(64 x (Lk + E + Ev))
@@ -160,10 +161,9 @@ void gemm(bool transB, int64_t M, int64_t N, int64_t K, float alpha,
     return;
   }
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K),
-              alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb), 0.0f,
-              C, static_cast<int>(ldc));
+  shims::cpu::sgemm(false, transB, static_cast<int>(M), static_cast<int>(N),
+                    static_cast<int>(K), alpha, A, static_cast<int>(lda), B,
+                    static_cast<int>(ldb), 0.0f, C, static_cast<int>(ldc));
 #else
   // Plain loops, unit-stride innermost: a build without OpenBLAS still runs
   // attention, only slower.

@@ -1,6 +1,7 @@
 //===- ops/cpu/gemm.cpp - mm, addmm, bmm and baddbmm through OpenBLAS ------===//
 //
-// float32 and float64 run cblas_sgemm / cblas_dgemm (OpenBLAS), one
+// float32 runs sgemm (ops/cpu/parallel.h: OpenBLAS's cblas_sgemm, or
+// oneDNN's where OpenBLAS does not know the CPU), float64 cblas_dgemm, one
 // single-threaded call per tile of the output, the tiles shared out to the
 // CPU fallbacks' OpenMP threads (ops/cpu/parallel.h: the model's own team,
 // cpuThreadCount() of them). OpenBLAS's own threads are not used: its
@@ -133,11 +134,19 @@ std::optional<Output> asOutput(const Tensor &t) {
   return form;
 }
 
+// float32 goes through cpu::sgemm (OpenBLAS, or oneDNN where OpenBLAS does
+// not know the CPU: ops/cpu/parallel.h), which is row-major: a column-major
+// product is the row-major product of the transposes, C^T = op(B)^T op(A)^T.
 void gemmCall(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb,
               int m, int n, int k, double alpha, const float *a, int lda,
               const float *b, int ldb, double beta, float *c, int ldc) {
-  cblas_sgemm(order, ta, tb, m, n, k, static_cast<float>(alpha), a, lda, b,
-              ldb, static_cast<float>(beta), c, ldc);
+  const bool transA = ta != CblasNoTrans, transB = tb != CblasNoTrans;
+  if (order == CblasRowMajor)
+    sgemm(transA, transB, m, n, k, static_cast<float>(alpha), a, lda, b, ldb,
+          static_cast<float>(beta), c, ldc);
+  else
+    sgemm(transB, transA, n, m, k, static_cast<float>(alpha), b, ldb, a, lda,
+          static_cast<float>(beta), c, ldc);
 }
 
 void gemmCall(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb,

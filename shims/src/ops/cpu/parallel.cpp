@@ -11,10 +11,12 @@
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#include <dnnl.h>
 #include <omp.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <charconv>
 #include <cstdlib>
@@ -145,5 +147,78 @@ void noteTeamSize(int outside) {
 }
 
 int lastTeamSize() { return lastTeam.load(std::memory_order_relaxed); }
+
+SgemmLibrary chooseSgemmLibrary(std::optional<std::string_view> forced,
+                                std::string_view openBlasCore,
+                                bool cpuHasAvx2) {
+  if (forced == "onednn" || openBlasCore.empty())
+    return SgemmLibrary::OneDnn;
+  if (forced == "openblas")
+    return SgemmLibrary::OpenBlas;
+  // OpenBLAS's x86-64 cores with AVX2 (or wider) kernels; any other name on
+  // a CPU with AVX2 is the fallback of a model it does not know.
+  static constexpr std::string_view kWideCores[] = {
+      "haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"};
+  std::string core(openBlasCore);
+  std::transform(core.begin(), core.end(), core.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
+  const bool wide = std::find(std::begin(kWideCores), std::end(kWideCores),
+                              core) != std::end(kWideCores);
+  return cpuHasAvx2 && !wide ? SgemmLibrary::OneDnn : SgemmLibrary::OpenBlas;
+}
+
+SgemmLibrary sgemmLibrary(std::string *reason) {
+  struct Decision {
+    SgemmLibrary library;
+    std::string why;
+  };
+  static const Decision decision = [] {
+    std::optional<std::string_view> forced =
+        environment("AOTI_SHIMS_CPU_SGEMM");
+    std::string core;
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
+    if (const char *name = openblas_get_corename())
+      core = name;
+#endif
+    const bool avx2 = __builtin_cpu_supports("avx2");
+    SgemmLibrary library = chooseSgemmLibrary(forced, core, avx2);
+    std::string why =
+        forced && (*forced == "onednn" || *forced == "openblas")
+            ? "AOTI_SHIMS_CPU_SGEMM=" + std::string(*forced)
+        : core.empty() ? std::string("built without OpenBLAS")
+        : library == SgemmLibrary::OneDnn
+            ? "OpenBLAS runs its " + core +
+                  " kernels on a CPU with AVX2 (a model it does not know)"
+            : "OpenBLAS runs its " + core + " kernels";
+    return Decision{library, std::move(why)};
+  }();
+  if (reason)
+    *reason = decision.why;
+  return decision.library;
+}
+
+void sgemm(bool transA, bool transB, int m, int n, int k, float alpha,
+           const float *a, int lda, const float *b, int ldb, float beta,
+           float *c, int ldc) {
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
+  if (sgemmLibrary() == SgemmLibrary::OpenBlas) {
+    singleThreadedBlas();
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+                b, ldb, beta, c, ldc);
+    return;
+  }
+#endif
+  // dnnl_sgemm runs on OpenMP's threads of the calling thread: one here,
+  // since the callers share the tiles out themselves (inside a parallel
+  // region OpenMP gives nested calls one thread anyway).
+  const int saved = omp_get_max_threads();
+  if (!omp_in_parallel())
+    omp_set_num_threads(1);
+  dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a, lda,
+             b, ldb, beta, c, ldc);
+  if (!omp_in_parallel())
+    omp_set_num_threads(saved);
+}
 
 } // namespace aoti::shims::cpu

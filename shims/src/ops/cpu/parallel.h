@@ -25,6 +25,15 @@
 //    and wants its threads back calls openblas_set_num_threads after.
 //  - oneDNN reads OpenMP's thread count of the calling thread; OmpThreads
 //    sets it to cpuThreadCount() around a oneDNN call and restores it.
+//  - Every float32 GEMM goes through sgemm() below: OpenBLAS's cblas_sgemm,
+//    unless OpenBLAS runs kernels older than the CPU it runs on. OpenBLAS
+//    picks its kernels by CPU model number when it loads, and one that does
+//    not know the model falls back to generic SSE3 ones ("Prescott"): Debian
+//    12's 0.3.21 does that on Emerald Rapids (measured on the H200 machine:
+//    BERT's CPU run 72 ms with them, 24 ms with OPENBLAS_CORETYPE=Cooperlake,
+//    eager 21 ms). Then sgemm() calls oneDNN's dnnl_sgemm, which picks its
+//    kernels by the instruction sets the CPU reports. AOTI_SHIMS_CPU_SGEMM=
+//    openblas or =onednn forces one (tests run both).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_OPS_CPU_PARALLEL_H
@@ -33,6 +42,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace aoti::shims::cpu {
@@ -56,6 +66,27 @@ int physicalCoreCount();
 
 /// Makes OpenBLAS single-threaded, once per process (no-op without it).
 void singleThreadedBlas();
+
+/// Which library sgemm() calls.
+enum class SgemmLibrary { OpenBlas, OneDnn };
+
+/// The library for this process (the rule above), decided once. `reason`,
+/// when given, receives a sentence saying why (for logs and tests).
+SgemmLibrary sgemmLibrary(std::string *reason = nullptr);
+
+/// The rule above as a pure function, for tests: `forced` is
+/// AOTI_SHIMS_CPU_SGEMM's value, `openBlasCore` OpenBLAS's core name (empty
+/// without OpenBLAS), `cpuHasAvx2` whether the CPU has AVX2.
+SgemmLibrary chooseSgemmLibrary(std::optional<std::string_view> forced,
+                                std::string_view openBlasCore,
+                                bool cpuHasAvx2);
+
+/// C = alpha * op(A) op(B) + beta * C in row-major storage, single-threaded
+/// (the callers tile; the BLAS conventions: lda/ldb/ldc are row strides,
+/// beta == 0 does not read C).
+void sgemm(bool transA, bool transB, int m, int n, int k, float alpha,
+           const float *a, int lda, const float *b, int ldb, float beta,
+           float *c, int ldc);
 
 /// Sets OpenMP's thread count of the calling thread to cpuThreadCount()
 /// for the object's lifetime (oneDNN's primitives read it).
