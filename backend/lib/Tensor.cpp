@@ -22,10 +22,17 @@ constexpr DType Handled[] = {
     DType::Bool,    DType::BFloat16, DType::UInt16,
 };
 
+// Compares codes, not findDtype's pointer with null: GCC's
+// -fsanitize=undefined (the asan preset) makes a pointer's comparison with
+// null in a constant expression non-constant.
 constexpr bool everyHandledDtypeHasARow() {
-  for (DType T : Handled)
-    if (!findDtype(static_cast<int32_t>(T)))
+  for (DType T : Handled) {
+    bool found = false;
+    for (const DtypeInfo &Row : c10_dtypes::kDtypes)
+      found = found || Row.code == static_cast<int32_t>(T);
+    if (!found)
       return false;
+  }
   return true;
 }
 static_assert(everyHandledDtypeHasARow(),
