@@ -33,6 +33,54 @@ StringRef toString(RequiredStatus S) {
   return "?";
 }
 
+StringRef toString(LinkInput::Kind K) {
+  switch (K) {
+  case LinkInput::Kind::Object: return "object";
+  case LinkInput::Kind::Archive: return "archive";
+  case LinkInput::Kind::SharedLibrary: return "shared-library";
+  case LinkInput::Kind::Missing: return "missing";
+  }
+  return "?";
+}
+
+StringRef toString(Extraction::Why W) {
+  switch (W) {
+  case Extraction::Why::CommandLine: return "command-line";
+  case Extraction::Why::WholeArchive: return "whole-archive";
+  case Extraction::Why::ObjC: return "objc";
+  case Extraction::Why::Reference: return "reference";
+  case Extraction::Why::SharedReference: return "shared-library-reference";
+  case Extraction::Why::UndefinedOption: return "undefined-option";
+  }
+  return "?";
+}
+
+StringRef toString(LinkSymbol::Export E) {
+  switch (E) {
+  case LinkSymbol::Export::No: return "";
+  case LinkSymbol::Export::ExportDynamic: return "export-dynamic";
+  case LinkSymbol::Export::ExportSymbol: return "export-dynamic-symbol";
+  case LinkSymbol::Export::DynamicList: return "dynamic-list";
+  case LinkSymbol::Export::ReferencedByShared:
+    return "referenced-by-shared-library";
+  case LinkSymbol::Export::DefinedByShared: return "defined-by-shared-library";
+  case LinkSymbol::Export::SharedOutput: return "shared-library-output";
+  case LinkSymbol::Export::AllGlobals: return "all-globals";
+  }
+  return "";
+}
+
+StringRef toString(RequiredSymbol::NotPulled N) {
+  switch (N) {
+  case RequiredSymbol::NotPulled::ReferencedAfter:
+    return "referenced-after-archive";
+  case RequiredSymbol::NotPulled::WeakOnly: return "weak-references-only";
+  case RequiredSymbol::NotPulled::None:
+  case RequiredSymbol::NotPulled::NeverReferenced: return "never-referenced";
+  }
+  return "never-referenced";
+}
+
 bool underPrefix(StringRef Name, const std::vector<std::string> &Prefixes) {
   if (Prefixes.empty())
     return true;

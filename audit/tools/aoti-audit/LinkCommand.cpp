@@ -82,42 +82,6 @@ error was found, 2 bad usage or an unreadable input.)";
 
 // --- JSON -------------------------------------------------------------------
 
-StringRef kindName(LinkInput::Kind K) {
-  switch (K) {
-  case LinkInput::Kind::Object: return "object";
-  case LinkInput::Kind::Archive: return "archive";
-  case LinkInput::Kind::SharedLibrary: return "shared-library";
-  case LinkInput::Kind::Missing: return "missing";
-  }
-  return "?";
-}
-
-StringRef whyName(Extraction::Why W) {
-  switch (W) {
-  case Extraction::Why::CommandLine: return "command-line";
-  case Extraction::Why::WholeArchive: return "whole-archive";
-  case Extraction::Why::ObjC: return "objc";
-  case Extraction::Why::Reference: return "reference";
-  case Extraction::Why::SharedReference: return "shared-library-reference";
-  case Extraction::Why::UndefinedOption: return "undefined-option";
-  }
-  return "?";
-}
-
-StringRef exportName(LinkSymbol::Export E) {
-  switch (E) {
-  case LinkSymbol::Export::No: return "";
-  case LinkSymbol::Export::ExportDynamic: return "export-dynamic";
-  case LinkSymbol::Export::ExportSymbol: return "export-dynamic-symbol";
-  case LinkSymbol::Export::DynamicList: return "dynamic-list";
-  case LinkSymbol::Export::ReferencedByShared: return "referenced-by-shared-library";
-  case LinkSymbol::Export::DefinedByShared: return "defined-by-shared-library";
-  case LinkSymbol::Export::SharedOutput: return "shared-library-output";
-  case LinkSymbol::Export::AllGlobals: return "all-globals";
-  }
-  return "";
-}
-
 json::Array strings(const std::vector<std::string> &V) {
   json::Array A;
   for (const std::string &S : V)
@@ -135,7 +99,7 @@ json::Array extractedJson(const LinkFacts &F, const LinkResult &R) {
     E["member"] = O.Member >= 0 ? json::Value(F.Inputs[O.Input].Ar->members()[O.Member].Name)
                                 : json::Value(nullptr);
     E["object"] = jsonText(F.objectName(R, int(&O - R.Objects.data())));
-    E["reason"] = whyName(O.Why.Reason);
+    E["reason"] = toString(O.Why.Reason);
     E["symbol"] = O.Why.Symbol.empty() ? json::Value(nullptr) : jsonText(O.Why.Symbol);
     if (O.Why.ByObject >= 0)
       E["by"] = jsonText(F.objectName(R, O.Why.ByObject));
@@ -168,13 +132,9 @@ json::Array requiredJson(const LinkFacts &F, const LinkResult &R,
     else
       O["defined_by"] = nullptr;
     if (Q.Status == RequiredStatus::Exported)
-      O["exported_because"] = exportName(Q.ExportedBy);
+      O["exported_because"] = toString(Q.ExportedBy);
     if (Q.Status == RequiredStatus::NotPulledIn)
-      O["reason"] = Q.Why == RequiredSymbol::NotPulled::ReferencedAfter
-                        ? "referenced-after-archive"
-                    : Q.Why == RequiredSymbol::NotPulled::WeakOnly
-                        ? "weak-references-only"
-                        : "never-referenced";
+      O["reason"] = toString(Q.Why);
     A.push_back(std::move(O));
   }
   return A;
@@ -242,7 +202,7 @@ json::Value linkJson(const LinkFacts &F, const std::vector<Finding> &Fs) {
     json::Object E;
     E["path"] = In.Path.empty() ? json::Value(nullptr) : jsonText(In.Path);
     E["as_written"] = jsonText(In.AsWritten);
-    E["kind"] = kindName(In.InputKind);
+    E["kind"] = toString(In.InputKind);
     E["written_by_user"] = In.Arg >= 0 && L.Args[In.Arg].Written;
     E["whole_archive"] = In.WholeArchive;
     E["as_needed"] = In.AsNeeded;

@@ -66,6 +66,8 @@ struct LinkInput {
   bool isArchive() const { return InputKind == Kind::Archive; }
   bool isShared() const { return InputKind == Kind::SharedLibrary; }
 };
+/// The JSON spelling ("shared-library").
+llvm::StringRef toString(LinkInput::Kind K);
 
 /// Why the link took an object.
 struct Extraction {
@@ -83,6 +85,8 @@ struct Extraction {
   int ByObject = -1; // LinkResult::Objects index
   int ByInput = -1;  // the shared library, for SharedReference
 };
+/// The JSON spelling ("whole-archive").
+llvm::StringRef toString(Extraction::Why W);
 
 /// An object the link took: a file on the line or an archive member.
 struct LinkedObject {
@@ -142,6 +146,8 @@ struct LinkSymbol {
   bool hasStrongRef() const { return !StrongRefs.empty(); }
   bool hasRegularStrongRef() const;
 };
+/// The JSON spelling ("export-dynamic"; "" for No).
+llvm::StringRef toString(LinkSymbol::Export E);
 
 struct MultipleDefinition {
   std::string Symbol;
@@ -232,6 +238,8 @@ struct RequiredSymbol {
   LinkSymbol::Export ExportedBy = LinkSymbol::Export::No;
   LinkSymbol::Local LocalBy = LinkSymbol::Local::No;
 };
+/// The JSON spelling of why a member was not pulled in ("weak-references-only").
+llvm::StringRef toString(RequiredSymbol::NotPulled N);
 
 /// Where the command came from, for fixes in the build system's terms.
 struct LinkBuildContext {
