@@ -27,13 +27,14 @@ bool isMachO(const audit::Binary &B) {
 std::string symbolGlob(const audit::Binary &B, StringRef Prefix) {
   if (Prefix.empty())
     return "<name>";
-  if (!isMachO(B))
+  // The format's C-name prefix ('_' on Mach-O): a symbol name given whole
+  // (one name, not a prefix) already carries it; a --prefix is a C name.
+  const StringRef CPrefix = B.formatInfo().CNamePrefix;
+  if (CPrefix.empty())
     return (Prefix + "*").str();
-  // A Mach-O symbol name (one name, not a prefix) already has its '_'; a
-  // --prefix is a C name.
-  if (Prefix.starts_with("_"))
+  if (Prefix.starts_with(CPrefix))
     return Prefix.str();
-  return ("_" + Prefix + "*").str();
+  return (CPrefix + Prefix + "*").str();
 }
 
 std::string appleExportFromLibrary(const audit::Binary &Lib, StringRef Glob) {

@@ -1,6 +1,6 @@
 //===- Package.cpp - Model libraries inside .pt2 packages ----------------===//
 //
-// A .pt2 is opened with libzip (as the backend's Files.cpp does) and each
+// A .pt2 is opened with libzip (as the backend's ZipArchive.cpp does) and each
 // *.so member is inflated into an LLVM memory buffer that the resulting
 // Binary owns: libObject reads from memory, so nothing is extracted to disk.
 // A member's declared size is checked against a limit before it is

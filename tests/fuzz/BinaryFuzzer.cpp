@@ -3,7 +3,7 @@
 // Any bytes, read as an ELF or Mach-O object, executable or shared library:
 // the read must either fail with an error value or give a Binary whose every
 // fact can be read (Touch.h). A relocatable object is also read the way
-// `link --gc-sections` / `-dead_strip` reads it (LinkSections.h: ELF
+// `link --gc-sections` / `-dead_strip` reads it (link/Sections.h: ELF
 // sections, Mach-O atoms, relocations). Seeds: real binaries (ci/fuzz.sh).
 //
 //===----------------------------------------------------------------------===//

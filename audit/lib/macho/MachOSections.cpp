@@ -3,7 +3,7 @@
 // ld64 dead-strips atoms, not sections: an object built with
 // MH_SUBSECTIONS_VIA_SYMBOLS (every compiler's default) is cut at each
 // symbol, and each piece lives or dies on its own. Here every atom is one
-// ObjectSections::Section, so the format-neutral graph walk in link/Model.cpp
+// ObjectSections::Section, so the format-neutral graph walk in link/MarkLive.cpp
 // works unchanged.
 //
 // Kept whatever refers to them: S_MOD_INIT_FUNC_POINTERS and
