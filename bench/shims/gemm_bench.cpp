@@ -1,9 +1,13 @@
-//===- gemm_bench.cpp - The CPU GEMM fallbacks against cblas_sgemm ---------===//
+//===- gemm_bench.cpp - The CPU GEMM fallbacks against the BLAS libraries -===//
 //
 // GFLOP/s of aoti_torch_cpu_{mm,addmm,bmm}_out next to one direct
-// cblas_sgemm call of the same shape on the same buffers, in one process,
-// so the ratio (the shim's tiling over the thread team plus its checks,
-// against OpenBLAS's own threading) is measured side by side:
+// cblas_sgemm call and one direct dnnl_sgemm call of the same shape on the
+// same buffers, in one process, so the ratio (the shim's tiling over the
+// thread team plus its checks, against each library's own threading) is
+// measured side by side. The shims run their float32 tiles on OpenBLAS or,
+// where OpenBLAS has no AVX2 kernels for the CPU, on oneDNN's sgemm
+// (cpu::sgemm in ops/cpu/parallel.cpp): the library the shim chose is its
+// peak, the other one is a second opinion.
 //   Square/n           mm_out, n = 256..2048
 //   Zoo/<shape>        the CPU zoo's projections and MLPs (tests/gpu/zoo):
 //                      BERT/ViT/GPT-2 width 768 (MLP 3072), Llama 1024 ->
@@ -16,7 +20,8 @@
 // AOTI_NUM_THREADS, OMP_NUM_THREADS, physical cores; ops/cpu/parallel.h)
 // and OpenBLAS's (openblas_set_num_threads to the same number before each
 // direct call; the shim sets it back to 1 for its own calls). Counters:
-// GFLOP/s (2 m n k per product, batch included).
+// GFLOP/s (2 m n k per product, batch included). oneDNN threads with OpenMP:
+// omp_set_num_threads to the same count before each direct call.
 //
 //   OMP_NUM_THREADS=8 build/bin/shims_gemm_bench [--benchmark_min_time=1]
 //
@@ -27,6 +32,8 @@
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
+#include <dnnl.h>
+#include <omp.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +75,9 @@ void setFlops(benchmark::State &state, double flops) {
 void blasThreads() {
   openblas_set_num_threads(aoti::shims::cpu::cpuThreadCount());
 }
+
+// The same count for oneDNN's OpenMP team.
+void dnnlThreads() { omp_set_num_threads(aoti::shims::cpu::cpuThreadCount()); }
 
 // --- mm / addmm: C[m x n] = (bias +) A[m x k] @ B[k x n] --------------------
 // weightT: B is an nn.Linear weight [n, k] read transposed (column-major).
@@ -116,6 +126,27 @@ void runCblasMm(benchmark::State &state, int64_t m, int64_t k, int64_t n,
   setFlops(state, 2.0 * m * n * k);
 }
 
+void runDnnlMm(benchmark::State &state, int64_t m, int64_t k, int64_t n,
+               bool bias, bool weightT) {
+  std::vector<float> a = pattern(m * k, 1), b = pattern(k * n, 2),
+                     c(static_cast<size_t>(m * n)), bv = pattern(n, 3);
+  dnnlThreads();
+  for (auto _ : state) {
+    if (bias)
+      for (int64_t i = 0; i < m; ++i)
+        std::copy(bv.begin(), bv.end(), c.begin() + i * n);
+    if (dnnl_sgemm('N', weightT ? 'T' : 'N', m, n, k, 1.0f, a.data(), k,
+                   b.data(), weightT ? k : n, bias ? 1.0f : 0.0f, c.data(),
+                   n) != dnnl_success) {
+      state.SkipWithError("dnnl_sgemm failed");
+      break;
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  setFlops(state, 2.0 * m * n * k);
+}
+
 void ShimMm(benchmark::State &state) {
   const int64_t n = state.range(0);
   runMm(state, n, n, n, false, false);
@@ -127,6 +158,12 @@ void CblasMm(benchmark::State &state) {
 BENCHMARK(ShimMm)->Name("Square/shim_mm")->Arg(256)->Arg(512)->Arg(1024)
     ->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(CblasMm)->Name("Square/cblas_sgemm")->Arg(256)->Arg(512)->Arg(1024)
+    ->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+void DnnlMm(benchmark::State &state) {
+  const int64_t n = state.range(0);
+  runDnnlMm(state, n, n, n, false, false);
+}
+BENCHMARK(DnnlMm)->Name("Square/dnnl_sgemm")->Arg(256)->Arg(512)->Arg(1024)
     ->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The zoo's linear layers: (name, tokens, in, out).
@@ -154,6 +191,12 @@ void registerZoo() {
         (std::string("Zoo/cblas_sgemm/") + l.name).c_str(),
         [l](benchmark::State &s) {
           runCblasMm(s, l.tokens, l.in, l.out, true, true);
+        })
+        ->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark(
+        (std::string("Zoo/dnnl_sgemm/") + l.name).c_str(),
+        [l](benchmark::State &s) {
+          runDnnlMm(s, l.tokens, l.in, l.out, true, true);
         })
         ->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::RegisterBenchmark(
