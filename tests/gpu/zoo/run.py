@@ -193,6 +193,47 @@ def fmt(v, spec):
     return format(v, spec) if isinstance(v, (int, float)) else "-"
 
 
+def table_lines(rows, with_run=False):
+    """The zoo table's header and rows as markdown lines; with_run adds a
+    last column, each row's "run" (which measurement it comes from)."""
+    def status_cell(r):
+        if r["status"] == "ok":
+            return "ok"
+        detail = r["detail"].replace("|", "\\|").replace("`", "'")
+        return f"{r['status']}: `{detail[:200]}`" if detail else r["status"]
+
+    def ref_cell(r):
+        ref = r.get("reference")
+        if not ref:
+            return "-"
+        cell = " ".join(f"{a:.2g} / {e:.2g}" for a, e in zip(ref["aoti_rmse"], ref["eager_rmse"]))
+        return cell + ("" if ref["ok"] else " (beyond)")
+
+    graph_cols = any("graph" in r for r in rows)
+    head = ("| model | options | dtype | device | status | max abs err | err / scale | rmse vs fp64: aoti / eager "
+            "| aoti-run p50 ms | eager p50 ms | ratio |")
+    if graph_cols:
+        head += " cuda-graph p50 ms | pipelined ms/run |"
+    if with_run:
+        head += " run |"
+    lines = [head, "|" + " --- |" * (head.count("|") - 1)]
+    for r in rows:
+        star = "" if r.get("eager_source") != "during export" else "*"
+        line = (f"| {r['model']} | {r['options']} | {r['dtype']} | {r['device']} | {status_cell(r)} "
+                f"| {fmt(r.get('max_abs_err'), '.2g')} | {fmt(r.get('err_over_scale'), '.2g')} "
+                f"| {ref_cell(r)} | {fmt(r.get('aoti_p50_ms'), '.4f')} | {fmt(r.get('eager_p50_ms'), '.4f')}{star} "
+                f"| {fmt(r.get('ratio'), '.2f')} |")
+        if graph_cols:
+            g = r.get("graph") or {}
+            p50 = fmt(r.get("graph_p50_ms"), ".4f") if g.get("captured") else (
+                "not captured" if g.get("reason") else "-")
+            line += f" {p50} | {fmt(r.get('graph_pipelined_ms'), '.4f')} |"
+        if with_run:
+            line += f" {r.get('run', '-')} |"
+        lines.append(line)
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("zoo_dir")
@@ -312,37 +353,7 @@ def main():
     with open(os.path.join(a.out_dir, "zoo.json"), "w") as f:
         json.dump(doc, f, indent=1)
 
-    def status_cell(r):
-        if r["status"] == "ok":
-            return "ok"
-        detail = r["detail"].replace("|", "\\|").replace("`", "'")
-        return f"{r['status']}: `{detail[:200]}`" if detail else r["status"]
-
-    def ref_cell(r):
-        ref = r.get("reference")
-        if not ref:
-            return "-"
-        cell = " ".join(f"{a:.2g} / {e:.2g}" for a, e in zip(ref["aoti_rmse"], ref["eager_rmse"]))
-        return cell + ("" if ref["ok"] else " (beyond)")
-
-    graph_cols = any("graph" in r for r in rows)
-    head = ("| model | options | dtype | device | status | max abs err | err / scale | rmse vs fp64: aoti / eager "
-            "| aoti-run p50 ms | eager p50 ms | ratio |")
-    if graph_cols:
-        head += " cuda-graph p50 ms | pipelined ms/run |"
-    lines = [head, "|" + " --- |" * (head.count("|") - 1)]
-    for r in rows:
-        star = "" if r.get("eager_source") != "during export" else "*"
-        line = (f"| {r['model']} | {r['options']} | {r['dtype']} | {r['device']} | {status_cell(r)} "
-                f"| {fmt(r.get('max_abs_err'), '.2g')} | {fmt(r.get('err_over_scale'), '.2g')} "
-                f"| {ref_cell(r)} | {fmt(r.get('aoti_p50_ms'), '.4f')} | {fmt(r.get('eager_p50_ms'), '.4f')}{star} "
-                f"| {fmt(r.get('ratio'), '.2f')} |")
-        if graph_cols:
-            g = r.get("graph") or {}
-            p50 = fmt(r.get("graph_p50_ms"), ".4f") if g.get("captured") else (
-                "not captured" if g.get("reason") else "-")
-            line += f" {p50} | {fmt(r.get('graph_pipelined_ms'), '.4f')} |"
-        lines.append(line)
+    lines = table_lines(rows)
     lines.append("")
     lines.append(f"{ok}/{len(rows)} packages ok; aoti-run p50 <= eager p50 on "
                  f"{summary['ratio_le_1']}/{summary['with_ratio']} of the ok packages. "
