@@ -6,8 +6,9 @@
 // binary (check), of a link line (link: the user's own word, `-lshims`,
 // wrapped in the spelling that command takes -- -Wl,... for a driver, bare
 // for a linker -- or the CMake command that makes CMake write it), and of a
-// duplicate (dups). Whether a platform is Mach-O is asked here, and only
-// here (the two isMachO overloads).
+// duplicate (dups). The platform's own words come from its Vocabulary
+// (Vocabulary.h), chosen once from the binary or the link line; neither
+// this module nor a rule asks which platform it is.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_RULES_FIXTEXT_H
@@ -18,7 +19,10 @@
 #include "aoti/audit/link/Model.h"
 #include "aoti/rules/Finding.h"
 
+#include "Vocabulary.h"
+
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <optional>
 #include <string>
@@ -30,6 +34,12 @@ namespace aoti::rules::fixtext {
 
 /// `name` in backquotes, as diagnostics quote identifiers.
 std::string quote(llvm::StringRef S);
+
+/// A vocabulary phrase (a formatv pattern) with its arguments filled in.
+template <typename... Ts>
+std::string phrase(llvm::StringRef Pattern, Ts &&...Args) {
+  return llvm::formatv(Pattern.data(), std::forward<Ts>(Args)...).str();
+}
 
 /// The file name alone, for messages; full paths go in Finding::File.
 llvm::StringRef base(llvm::StringRef Path);
@@ -43,21 +53,15 @@ std::string wholeArchive(const audit::Binary &Host, llvm::StringRef Archive);
 /// The first required prefix, for globs in fixes ("aoti_torch_").
 std::string firstPrefix(const std::vector<std::string> &Prefixes);
 
-bool isMachO(const audit::Binary &B);
-
 /// The glob a linker option takes for the names under Prefix: "aoti_torch_*"
 /// for ELF, "_aoti_torch_*" for Mach-O (C names carry a leading '_');
 /// "<name>" without a prefix.
 std::string symbolGlob(const audit::Binary &B, llvm::StringRef Prefix);
 
-/// Mach-O: how to make a library (not an executable) export Glob.
-std::string appleExportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
+/// How to make a library (not an executable) export Glob.
+std::string exportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
 
 // --- fixes in terms of a link line (link) ----------------------------------
-
-/// Whether the link line is an Apple ld64 one: with isMachO(Binary), the
-/// one place the rules tell the platforms apart.
-bool isMachO(const audit::LinkFacts &F);
 
 /// How the user wrote the input (`-lshims`), for messages.
 std::string written(const audit::LinkFacts &F, int Input);
