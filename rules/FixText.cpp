@@ -39,20 +39,85 @@ std::string exportFromLibrary(const audit::Binary &Lib, StringRef Glob) {
       .str();
 }
 
-std::string exportDynamic(const audit::Binary &Host, StringRef Prefix) {
-  StringRef H = base(Host.path());
-  return formatv(vocabularyFor(Host).ExportFromExecutable.data(), quote(H), H,
-                 symbolGlob(Host, Prefix))
-      .str();
+// --- both commands: one wording per cause -----------------------------------
+
+namespace {
+
+StringRef patternFor(const LinkSite &S, StringRef Driver, StringRef Linker,
+                     StringRef CMake) {
+  switch (S.How) {
+  case LinkSite::Spelling::Driver: return Driver;
+  case LinkSite::Spelling::Linker: return Linker;
+  case LinkSite::Spelling::CMake: return CMake;
+  }
+  return Driver;
 }
 
-std::string wholeArchive(const audit::Binary &Host, StringRef Archive) {
+} // namespace
+
+std::string exportDynamic(const LinkSite &S, StringRef Glob) {
+  const Vocabulary &V = *S.Words;
+  std::string Static = S.StaticOutput
+                           ? "link dynamically (drop `-static`: a static "
+                             "executable has no dynamic symbol table), then "
+                           : "";
+  return phrase(patternFor(S, V.ExportDynamicDriver, V.ExportDynamicLinker,
+                           V.ExportDynamicCMake),
+                Static, quote(S.Image), S.Target, Glob);
+}
+
+std::string wholeArchive(const LinkSite &S, const ArchiveToLink &A) {
+  const Vocabulary &V = *S.Words;
+  std::string Where;
+  if (!A.Script.empty())
+    Where = formatv(" (it comes from the input script {0})", A.Script).str();
+  return phrase(patternFor(S, V.ForceLinkDriver, V.ForceLinkLinker,
+                           V.ForceLinkCMake),
+                quote(A.Written), A.Path, S.Target, A.Library, Where);
+}
+
+std::string pullInAndExport(const LinkSite &S, const ArchiveToLink &A,
+                            StringRef Glob, bool Export) {
+  std::string Fix = wholeArchive(S, A);
+  if (Export)
+    Fix += "; then " + exportDynamic(S, Glob);
+  return Fix;
+}
+
+// --- the same, in terms of a binary (check) ----------------------------------
+
+LinkSite linkSiteOf(const audit::Binary &Image) {
+  // check sees only the image: it speaks the compiler driver's flags and
+  // takes the image's name for the CMake target.
+  std::string Name = base(Image.path()).str();
+  return LinkSite{&vocabularyFor(Image), Name, LinkSite::Spelling::Driver,
+                  Name, /*StaticOutput=*/false};
+}
+
+std::string exportDynamic(const audit::Binary &Host, StringRef Prefix) {
+  return exportDynamic(linkSiteOf(Host), symbolGlob(Host, Prefix));
+}
+
+namespace {
+
+/// libfoo.a: foo, the name a build system knows the library by.
+std::string libraryName(StringRef Archive) {
   StringRef Lib = base(Archive);
   Lib.consume_front("lib");
   Lib.consume_back(".a");
-  return formatv(vocabularyFor(Host).ForceLinkArchive.data(), Archive,
-                 base(Host.path()), Lib)
-      .str();
+  return Lib.str();
+}
+
+ArchiveToLink archiveToLink(StringRef Archive) {
+  return ArchiveToLink{Archive.str(), Archive.str(), libraryName(Archive), ""};
+}
+
+} // namespace
+
+std::string pullInAndExport(const audit::Binary &Host, StringRef Archive,
+                            StringRef Prefix) {
+  return pullInAndExport(linkSiteOf(Host), archiveToLink(Archive),
+                         symbolGlob(Host, Prefix), /*Export=*/true);
 }
 
 // --- fixes in terms of a link line (link) ----------------------------------
@@ -90,53 +155,43 @@ bool staticOutput(const LinkFacts &F) {
 
 } // namespace
 
-std::string wholeArchive(const LinkFacts &F, int Input) {
-  const LinkInput &I = F.Inputs[Input];
-  std::string W = written(F, Input);
+LinkSite linkSiteOf(const LinkFacts &F) {
+  LinkSite S{&vocabularyFor(F), base(F.Line.Output).str(),
+             LinkSite::Spelling::Linker, base(F.Line.Output).str(),
+             staticOutput(F)};
   if (isCMake(F)) {
-    std::string Lib = cmakeLibrary(F, Input);
-    return formatv("link it whole: target_link_libraries({0} PRIVATE "
-                   "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{1}>\") in place of the "
-                   "plain `{1}` (CMake >= 3.24)",
-                   F.Request.Context.Target, Lib)
-        .str();
+    S.How = LinkSite::Spelling::CMake;
+    S.Target = F.Request.Context.Target;
+  } else if (F.Line.isDriver()) {
+    S.How = LinkSite::Spelling::Driver;
   }
-  const Vocabulary &V = vocabularyFor(F);
-  std::string Where;
-  if (!I.Script.empty())
-    Where = formatv(" (it comes from the input script {0})",
-                    F.displayPath(I.Script))
-                .str();
-  return formatv((F.Line.isDriver() ? V.ForceLinkInputDriver
-                                    : V.ForceLinkInputLinker)
-                     .data(),
-                 F.displayPath(I.Path), quote(W), Where)
-      .str();
+  return S;
+}
+
+namespace {
+
+ArchiveToLink archiveToLink(const LinkFacts &F, int Input) {
+  const LinkInput &I = F.Inputs[Input];
+  return ArchiveToLink{written(F, Input), F.displayPath(I.Path),
+                       isCMake(F) ? cmakeLibrary(F, Input)
+                                  : libraryName(I.Path),
+                       I.Script.empty() ? std::string()
+                                        : F.displayPath(I.Script)};
+}
+
+} // namespace
+
+std::string wholeArchive(const LinkFacts &F, int Input) {
+  return wholeArchive(linkSiteOf(F), archiveToLink(F, Input));
 }
 
 std::string exportDynamic(const LinkFacts &F) {
-  std::string Glob = prefixGlob(F);
-  std::string Prefix = staticOutput(F)
-                           ? "link dynamically (drop `-static`: a static "
-                             "executable has no dynamic symbol table), then "
-                           : "";
-  const Vocabulary &V = vocabularyFor(F);
-  if (isCMake(F))
-    return formatv(V.ExportDynamicCMake.data(), Prefix,
-                   F.Request.Context.Target, Glob)
-        .str();
-  return formatv((F.Line.isDriver() ? V.ExportDynamicDriver
-                                    : V.ExportDynamicLinker)
-                     .data(),
-                 Prefix, Glob)
-      .str();
+  return exportDynamic(linkSiteOf(F), prefixGlob(F));
 }
 
 std::string pullInAndExport(const LinkFacts &F, int Input) {
-  std::string Fix = wholeArchive(F, Input);
-  if (F.FixExportDynamic || staticOutput(F))
-    Fix += "; then " + exportDynamic(F);
-  return Fix;
+  return pullInAndExport(linkSiteOf(F), archiveToLink(F, Input), prefixGlob(F),
+                         F.FixExportDynamic || staticOutput(F));
 }
 
 std::string linkerSpelling(const LinkFacts &F, StringRef Name) {

@@ -30,6 +30,45 @@
 
 namespace aoti::rules::fixtext {
 
+// --- one wording per cause, for both commands ------------------------------
+
+/// The link a fix changes: the one that makes Image, in the words it takes.
+/// check knows only the image and speaks the compiler driver's flags (naming
+/// CMake's and Bazel's too); link knows its command line and its build.
+struct LinkSite {
+  const Vocabulary *Words;
+  std::string Image; ///< file name of what the link makes
+  enum class Spelling { Driver, Linker, CMake } How;
+  std::string Target; ///< the CMake target; else the image's name
+  bool StaticOutput;  ///< a static executable, which exports nothing
+};
+
+/// A static archive to force-link.
+struct ArchiveToLink {
+  std::string Written; ///< as the link names it: `-lshims`, a path
+  std::string Path;    ///< where it is, for -force_load
+  std::string Library; ///< the library a build system knows it by
+  std::string Script;  ///< the input script that named it, or ""
+};
+
+/// "link `app` with `-Wl,--export-dynamic` (...)": the fix for names an
+/// executable defines but does not export (AOTI002, AOTI003, AOTI202,
+/// AOTI203).
+std::string exportDynamic(const LinkSite &S, llvm::StringRef Glob);
+
+/// "force-link `-lshims`: wrap it in ...": the fix for archive members the
+/// link left out (AOTI003, AOTI201).
+std::string wholeArchive(const LinkSite &S, const ArchiveToLink &A);
+
+/// wholeArchive, then, with Export, "; then " exportDynamic.
+std::string pullInAndExport(const LinkSite &S, const ArchiveToLink &A,
+                            llvm::StringRef Glob, bool Export);
+
+/// The site of the link that made Image (check).
+LinkSite linkSiteOf(const audit::Binary &Image);
+/// The site of a link line (link).
+LinkSite linkSiteOf(const audit::LinkFacts &F);
+
 // --- words, and fixes in terms of a binary (check) -------------------------
 
 /// `name` in backquotes, as diagnostics quote identifiers.
@@ -44,11 +83,14 @@ std::string phrase(llvm::StringRef Pattern, Ts &&...Args) {
 /// The file name alone, for messages; full paths go in Finding::File.
 llvm::StringRef base(llvm::StringRef Path);
 
-/// "link HOST with -Wl,--export-dynamic (...)".
+/// exportDynamic(LinkSite) for the link that made Host, for the names
+/// under Prefix.
 std::string exportDynamic(const audit::Binary &Host, llvm::StringRef Prefix);
 
-/// "force-link ARCHIVE with -Wl,--whole-archive (...)".
-std::string wholeArchive(const audit::Binary &Host, llvm::StringRef Archive);
+/// pullInAndExport(LinkSite) for the link that made Host: force-link
+/// Archive, then export the names under Prefix.
+std::string pullInAndExport(const audit::Binary &Host, llvm::StringRef Archive,
+                            llvm::StringRef Prefix);
 
 /// The first required prefix, for globs in fixes ("aoti_torch_").
 std::string firstPrefix(const std::vector<std::string> &Prefixes);
@@ -66,10 +108,10 @@ std::string exportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
 /// How the user wrote the input (`-lshims`), for messages.
 std::string written(const audit::LinkFacts &F, int Input);
 
-/// "wrap `-lshims` in `-Wl,--whole-archive … -Wl,--no-whole-archive`".
+/// wholeArchive(LinkSite) for input Input of the line.
 std::string wholeArchive(const audit::LinkFacts &F, int Input);
 
-/// "add `-rdynamic` (or ...)".
+/// exportDynamic(LinkSite) for the line's output and required names.
 std::string exportDynamic(const audit::LinkFacts &F);
 
 /// The fix for a required name the link leaves out: force-link, then (when

@@ -12,20 +12,34 @@ namespace {
 const Vocabulary ELFWords{
     .Format = BinaryFormat::ELF,
 
-    .ExportFromExecutable =
-        "link {0} with -Wl,--export-dynamic (CMake: "
-        "set_target_properties({1} PROPERTIES ENABLE_EXPORTS ON); "
-        "Bazel: linkopts = [\"-rdynamic\"]), or export just these "
-        "names with -Wl,--export-dynamic-symbol='{2}'",
+    .ExportDynamicDriver =
+        "{0}link {1} with `-Wl,--export-dynamic` (or `-rdynamic`; CMake: "
+        "set_target_properties({2} PROPERTIES ENABLE_EXPORTS ON); Bazel: "
+        "linkopts = [\"-rdynamic\"]), or export only these names with "
+        "`-Wl,--export-dynamic-symbol='{3}'`",
+    .ExportDynamicLinker =
+        "{0}link {1} with `--export-dynamic`, or export only these names "
+        "with `--export-dynamic-symbol='{3}'`",
+    .ExportDynamicCMake =
+        "{0}set_target_properties({2} PROPERTIES ENABLE_EXPORTS ON) (adds "
+        "-rdynamic), or export only these names: target_link_options({2} "
+        "PRIVATE \"LINKER:--export-dynamic-symbol={3}\")",
+
+    .ForceLinkDriver =
+        "force-link {0}: wrap it in `-Wl,--whole-archive … "
+        "-Wl,--no-whole-archive`{4} (CMake: target_link_libraries({2} "
+        "PRIVATE \"$<LINK_LIBRARY:WHOLE_ARCHIVE,{3}>\"); Buck: link_whole = "
+        "True; Bazel: alwayslink = True)",
+    .ForceLinkLinker =
+        "force-link {0}: wrap it in `--whole-archive … --no-whole-archive`{4}",
+    .ForceLinkCMake =
+        "force-link {0}: target_link_libraries({2} PRIVATE "
+        "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{3}>\") in place of the plain `{3}` "
+        "(CMake >= 3.24)",
+
     .ExportFromLibrary =
         "export it from {0}: list `{1}` under `global:` in its version "
         "script, and build it without -fvisibility=hidden for that name",
-    .ForceLinkArchive =
-        "force-link the archive: -Wl,--whole-archive {0} "
-        "-Wl,--no-whole-archive (CMake: target_link_libraries({1} "
-        "PRIVATE \"$<LINK_LIBRARY:WHOLE_ARCHIVE,{2}>\"); Buck: "
-        "link_whole = True; Bazel: alwayslink = True)",
-
     .ImplementRequiredFix =
         "link an implementation of {0}* into {1} (the "
         "project's aoti::shims, force-linked), or pass the "
@@ -78,21 +92,6 @@ const Vocabulary ELFWords{
         "with --env LD_LIBRARY_PATH=... or --lib-path), or "
         "install it where ld.so.cache lists it",
 
-    .ForceLinkInputDriver = "wrap {1} in `-Wl,--whole-archive … "
-                            "-Wl,--no-whole-archive`{2} (Buck: link_whole = "
-                            "True; Bazel: alwayslink = True)",
-    .ForceLinkInputLinker =
-        "wrap {1} in `--whole-archive … --no-whole-archive`{2}",
-
-    .ExportDynamicCMake = "{0}set_target_properties({1} PROPERTIES "
-                          "ENABLE_EXPORTS ON) (adds -rdynamic), or export "
-                          "only the shims: target_link_options({1} PRIVATE "
-                          "\"LINKER:--export-dynamic-symbol={2}\")",
-    .ExportDynamicDriver = "{0}add `-rdynamic`, or export only the shims with "
-                           "`-Wl,--export-dynamic-symbol='{1}'`",
-    .ExportDynamicLinker = "{0}add `--export-dynamic`, or export only the "
-                           "shims with `--export-dynamic-symbol='{1}'`",
-
     .DiscardedMessage = "{0} from {1} is linked, then removed by "
                         "--gc-sections: nothing live refers to it and it is "
                         "not exported",
@@ -120,19 +119,42 @@ const Vocabulary MachOWords{
 
     // ld64 exports a main executable's globals unless told otherwise; what
     // removes them is an export list, -dead_strip (LTO too), or strip.
-    .ExportFromExecutable =
-        "export them from {0}: drop the -exported_symbols_list, "
-        "-unexported_symbol or -no_exported_symbols that leaves "
-        "out `{2}` (or add `{2}` to the list), link with "
-        "-Wl,-export_dynamic so -dead_strip and LTO keep them, "
-        "and strip it with `strip -x` only",
+    .ExportDynamicDriver =
+        "{0}link {1} with `-Wl,-export_dynamic` (with -dead_strip or LTO, a "
+        "main executable's globals are kept only then) or without "
+        "-dead_strip, let no -exported_symbols_list, -unexported_symbol or "
+        "-no_exported_symbols leave out `{3}`, and strip it with `strip -x` "
+        "only",
+    .ExportDynamicLinker =
+        "{0}link {1} with `-export_dynamic` (with -dead_strip or LTO, a "
+        "main executable's globals are kept only then) or without "
+        "-dead_strip, let no -exported_symbols_list, -unexported_symbol or "
+        "-no_exported_symbols leave out `{3}`, and strip it with `strip -x` "
+        "only",
+    .ExportDynamicCMake =
+        "{0}target_link_options({2} PRIVATE \"LINKER:-export_dynamic\") "
+        "(with -dead_strip or LTO, a main executable's globals are kept only "
+        "then) or no -dead_strip, let no -exported_symbols_list, "
+        "-unexported_symbol or -no_exported_symbols leave out `{3}`, and "
+        "strip it with `strip -x` only",
+
+    // ld64 has no input scripts: {4} is always "".
+    .ForceLinkDriver =
+        "force-link {0}: link it with `-Wl,-force_load,{1}` in its place "
+        "(CMake: target_link_libraries({2} PRIVATE "
+        "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{3}>\"); Xcode: OTHER_LDFLAGS; "
+        "Bazel: alwayslink = True)",
+    .ForceLinkLinker =
+        "force-link {0}: link it with `-force_load {1}` in its place",
+    .ForceLinkCMake =
+        "force-link {0}: target_link_libraries({2} PRIVATE "
+        "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{3}>\") in place of the plain `{3}` "
+        "(CMake >= 3.24)",
+
     .ExportFromLibrary = "export it from {0}: add `{1}` to its "
                          "-exported_symbols_list (or drop the "
                          "-unexported_symbol / -no_exported_symbols that "
                          "hides it), and strip it with `strip -x` only",
-    .ForceLinkArchive = "force-load the archive: -Wl,-force_load,{0} (CMake: "
-                        "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{2}>\")",
-
     // ld64 -dead_strip removes a main executable's unreferenced globals
     // unless -export_dynamic keeps them; the name is then gone entirely.
     .ImplementRequiredFix =
@@ -185,22 +207,6 @@ const Vocabulary MachOWords{
         "install_name_tool -change / -add_rpath fixes a built "
         "file), or set DYLD_LIBRARY_PATH (audit with --env "
         "DYLD_LIBRARY_PATH=... or --lib-path)",
-
-    .ForceLinkInputDriver = "link it with `-Wl,-force_load,{0}` in place of "
-                            "{1} (Xcode: OTHER_LDFLAGS; Bazel: alwayslink = "
-                            "True)",
-    .ForceLinkInputLinker = "link it with `-force_load {0}` in place of {1}",
-
-    // ld64 exports every global already; what loses them is -dead_strip.
-    .ExportDynamicCMake = "target_link_options({1} PRIVATE "
-                          "\"LINKER:-export_dynamic\") (with -dead_strip, a "
-                          "main executable's globals are roots only then)",
-    .ExportDynamicDriver = "add `-Wl,-export_dynamic` (with -dead_strip, a "
-                           "main executable's globals are roots only then), "
-                           "or drop -dead_strip",
-    .ExportDynamicLinker = "add `-export_dynamic` (with -dead_strip, a main "
-                           "executable's globals are roots only then), or "
-                           "drop -dead_strip",
 
     .DiscardedMessage = "{0} from {1} is linked, then removed by "
                         "-dead_strip: nothing live refers to it, and a "

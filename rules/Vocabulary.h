@@ -34,18 +34,32 @@ namespace aoti::rules::fixtext {
 struct Vocabulary {
   audit::BinaryFormat Format;
 
+  // --- both commands: fixes to the link that makes an image ---------------
+  // One pattern per way of saying it: the compiler driver's flags (check
+  // says these, naming the CMake and Bazel spellings too), the linker's own,
+  // and CMake's commands when the link is a CMake target's.
+
+  /// Export the required names from an executable: {0} "link dynamically
+  /// (drop `-static` ...), then " for a static executable, else "", {1} the
+  /// quoted executable, {2} the CMake target (else the executable's name),
+  /// {3} the glob of the names.
+  llvm::StringRef ExportDynamicDriver;
+  llvm::StringRef ExportDynamicLinker;
+  llvm::StringRef ExportDynamicCMake;
+
+  /// Force-link a static archive: {0} the archive quoted as the link names it
+  /// (`-lshims`, or its file name), {1} its path, {2} the CMake target (else
+  /// the image's name), {3} the library CMake knows it by, {4} a note on the
+  /// input script it came from ("" for none).
+  llvm::StringRef ForceLinkDriver;
+  llvm::StringRef ForceLinkLinker;
+  llvm::StringRef ForceLinkCMake;
+
   // --- check: a loaded process -------------------------------------------
 
-  /// An executable exports names it defines: {0} the quoted executable, {1}
-  /// its file name (a CMake target), {2} the glob of the names.
-  llvm::StringRef ExportFromExecutable;
   /// A library exports a name it defines: {0} the quoted library, {1} the
   /// glob.
   llvm::StringRef ExportFromLibrary;
-  /// Force-link a static archive into a host: {0} the archive's path, {1}
-  /// the host's file name, {2} the library's name (libfoo.a: foo).
-  llvm::StringRef ForceLinkArchive;
-
   /// AOTI001, a required name defined nowhere: {0} the prefix, {1} the
   /// quoted host.
   llvm::StringRef ImplementRequiredFix;
@@ -58,7 +72,8 @@ struct Vocabulary {
   /// AOTI004, a hidden definition: {0} the quoted name, {1} the quoted
   /// file, {2} the visibility.
   llvm::StringRef HiddenMessage;
-  /// {0} how to export it from its image (ExportFrom*).
+  /// {0} how to export it from its image (exportDynamic for an
+  /// executable, ExportFromLibrary for a library).
   llvm::StringRef HiddenFix;
   /// AOTI004, a local definition: {0} the quoted name, {1} the quoted file.
   llvm::StringRef LocalMessage;
@@ -86,19 +101,6 @@ struct Vocabulary {
   llvm::StringRef LibraryNotFoundFix;
 
   // --- link: a link line ---------------------------------------------------
-
-  /// Force-link one input: {0} its path, {1} it quoted as written, {2} a
-  /// note on the input script it came from ("" for none). For a compiler
-  /// driver, and for the linker itself.
-  llvm::StringRef ForceLinkInputDriver;
-  llvm::StringRef ForceLinkInputLinker;
-
-  /// Export the required names: {0} "link dynamically ... then " for a
-  /// static executable, else "", {1} the CMake target (CMake) or the glob
-  /// (driver, linker), {2} the glob (CMake).
-  llvm::StringRef ExportDynamicCMake;
-  llvm::StringRef ExportDynamicDriver;
-  llvm::StringRef ExportDynamicLinker;
 
   /// AOTI203: {0} the quoted name, {1} the object; then what follows the
   /// export fix (why exporting keeps it).
