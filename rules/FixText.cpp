@@ -20,10 +20,6 @@ std::string firstPrefix(const std::vector<std::string> &Prefixes) {
   return Prefixes.empty() ? std::string() : Prefixes.front();
 }
 
-bool isMachO(const audit::Binary &B) {
-  return B.format() == audit::BinaryFormat::MachO;
-}
-
 std::string symbolGlob(const audit::Binary &B, StringRef Prefix) {
   if (Prefix.empty())
     return "<name>";
@@ -37,57 +33,94 @@ std::string symbolGlob(const audit::Binary &B, StringRef Prefix) {
   return (CPrefix + Prefix + "*").str();
 }
 
-std::string appleExportFromLibrary(const audit::Binary &Lib, StringRef Glob) {
-  return formatv("export it from {0}: add `{1}` to its "
-                 "-exported_symbols_list (or drop the -unexported_symbol / "
-                 "-no_exported_symbols that hides it), and strip it with "
-                 "`strip -x` only",
+std::string exportFromLibrary(const audit::Binary &Lib, StringRef Glob) {
+  return formatv(vocabularyFor(Lib).ExportFromLibrary.data(),
                  quote(base(Lib.path())), Glob)
       .str();
 }
 
-std::string exportDynamic(const audit::Binary &Host, StringRef Prefix) {
-  StringRef H = base(Host.path());
-  if (isMachO(Host))
-    // ld64 exports a main executable's globals unless told otherwise; what
-    // removes them is an export list, -dead_strip (LTO too), or strip.
-    return formatv("export them from {0}: drop the -exported_symbols_list, "
-                   "-unexported_symbol or -no_exported_symbols that leaves "
-                   "out `{1}` (or add `{1}` to the list), link with "
-                   "-Wl,-export_dynamic so -dead_strip and LTO keep them, "
-                   "and strip it with `strip -x` only",
-                   quote(H), symbolGlob(Host, Prefix))
-        .str();
-  std::string Glob = Prefix.empty() ? std::string("<name>") : (Prefix + "*").str();
-  return formatv("link {0} with -Wl,--export-dynamic (CMake: "
-                 "set_target_properties({1} PROPERTIES ENABLE_EXPORTS ON); "
-                 "Bazel: linkopts = [\"-rdynamic\"]), or export just these "
-                 "names with -Wl,--export-dynamic-symbol='{2}'",
-                 quote(H), H, Glob)
-      .str();
+// --- both commands: one wording per cause -----------------------------------
+
+namespace {
+
+StringRef patternFor(const LinkSite &S, StringRef Driver, StringRef Linker,
+                     StringRef CMake) {
+  switch (S.How) {
+  case LinkSite::Spelling::Driver: return Driver;
+  case LinkSite::Spelling::Linker: return Linker;
+  case LinkSite::Spelling::CMake: return CMake;
+  }
+  return Driver;
 }
 
-std::string wholeArchive(const audit::Binary &Host, StringRef Archive) {
-  StringRef A = base(Archive);
-  StringRef Lib = A;
+} // namespace
+
+std::string exportDynamic(const LinkSite &S, StringRef Glob) {
+  const Vocabulary &V = *S.Words;
+  std::string Static = S.StaticOutput
+                           ? "link dynamically (drop `-static`: a static "
+                             "executable has no dynamic symbol table), then "
+                           : "";
+  return phrase(patternFor(S, V.ExportDynamicDriver, V.ExportDynamicLinker,
+                           V.ExportDynamicCMake),
+                Static, quote(S.Image), S.Target, Glob);
+}
+
+std::string wholeArchive(const LinkSite &S, const ArchiveToLink &A) {
+  const Vocabulary &V = *S.Words;
+  std::string Where;
+  if (!A.Script.empty())
+    Where = formatv(" (it comes from the input script {0})", A.Script).str();
+  return phrase(patternFor(S, V.ForceLinkDriver, V.ForceLinkLinker,
+                           V.ForceLinkCMake),
+                quote(A.Written), A.Path, S.Target, A.Library, Where);
+}
+
+std::string pullInAndExport(const LinkSite &S, const ArchiveToLink &A,
+                            StringRef Glob, bool Export) {
+  std::string Fix = wholeArchive(S, A);
+  if (Export)
+    Fix += "; then " + exportDynamic(S, Glob);
+  return Fix;
+}
+
+// --- the same, in terms of a binary (check) ----------------------------------
+
+LinkSite linkSiteOf(const audit::Binary &Image) {
+  // check sees only the image: it speaks the compiler driver's flags and
+  // takes the image's name for the CMake target.
+  std::string Name = base(Image.path()).str();
+  return LinkSite{&vocabularyFor(Image), Name, LinkSite::Spelling::Driver,
+                  Name, /*StaticOutput=*/false};
+}
+
+std::string exportDynamic(const audit::Binary &Host, StringRef Prefix) {
+  return exportDynamic(linkSiteOf(Host), symbolGlob(Host, Prefix));
+}
+
+namespace {
+
+/// libfoo.a: foo, the name a build system knows the library by.
+std::string libraryName(StringRef Archive) {
+  StringRef Lib = base(Archive);
   Lib.consume_front("lib");
   Lib.consume_back(".a");
-  if (isMachO(Host))
-    return formatv("force-load the archive: -Wl,-force_load,{0} (CMake: "
-                   "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{1}>\")",
-                   Archive, Lib)
-        .str();
-  return formatv("force-link the archive: -Wl,--whole-archive {0} "
-                 "-Wl,--no-whole-archive (CMake: target_link_libraries({1} "
-                 "PRIVATE \"$<LINK_LIBRARY:WHOLE_ARCHIVE,{2}>\"); Buck: "
-                 "link_whole = True; Bazel: alwayslink = True)",
-                 Archive, base(Host.path()), Lib)
-      .str();
+  return Lib.str();
+}
+
+ArchiveToLink archiveToLink(StringRef Archive) {
+  return ArchiveToLink{Archive.str(), Archive.str(), libraryName(Archive), ""};
+}
+
+} // namespace
+
+std::string pullInAndExport(const audit::Binary &Host, StringRef Archive,
+                            StringRef Prefix) {
+  return pullInAndExport(linkSiteOf(Host), archiveToLink(Archive),
+                         symbolGlob(Host, Prefix), /*Export=*/true);
 }
 
 // --- fixes in terms of a link line (link) ----------------------------------
-
-bool isMachO(const LinkFacts &F) { return F.Line.isMachO(); }
 
 std::string written(const LinkFacts &F, int Input) {
   if (Input < 0 || size_t(Input) >= F.Inputs.size())
@@ -122,94 +155,51 @@ bool staticOutput(const LinkFacts &F) {
 
 } // namespace
 
-std::string wholeArchive(const LinkFacts &F, int Input) {
-  const LinkInput &I = F.Inputs[Input];
-  std::string W = written(F, Input);
+LinkSite linkSiteOf(const LinkFacts &F) {
+  LinkSite S{&vocabularyFor(F), base(F.Line.Output).str(),
+             LinkSite::Spelling::Linker, base(F.Line.Output).str(),
+             staticOutput(F)};
   if (isCMake(F)) {
-    std::string Lib = cmakeLibrary(F, Input);
-    return formatv("link it whole: target_link_libraries({0} PRIVATE "
-                   "\"$<LINK_LIBRARY:WHOLE_ARCHIVE,{1}>\") in place of the "
-                   "plain `{1}` (CMake >= 3.24)",
-                   F.Request.Context.Target, Lib)
-        .str();
+    S.How = LinkSite::Spelling::CMake;
+    S.Target = F.Request.Context.Target;
+  } else if (F.Line.isDriver()) {
+    S.How = LinkSite::Spelling::Driver;
   }
-  if (isMachO(F)) {
-    std::string Path = F.displayPath(I.Path);
-    if (F.Line.isDriver())
-      return formatv("link it with `-Wl,-force_load,{0}` in place of {1} "
-                     "(Xcode: OTHER_LDFLAGS; Bazel: alwayslink = True)",
-                     Path, quote(W))
-          .str();
-    return formatv("link it with `-force_load {0}` in place of {1}", Path,
-                   quote(W))
-        .str();
-  }
-  std::string Where;
-  if (!I.Script.empty())
-    Where = formatv(" (it comes from the input script {0})",
-                    F.displayPath(I.Script))
-                .str();
-  if (F.Line.isDriver())
-    return formatv("wrap {0} in `-Wl,--whole-archive … "
-                   "-Wl,--no-whole-archive`{1} (Buck: link_whole = True; "
-                   "Bazel: alwayslink = True)",
-                   quote(W), Where)
-        .str();
-  return formatv("wrap {0} in `--whole-archive … --no-whole-archive`{1}",
-                 quote(W), Where)
-      .str();
+  return S;
+}
+
+namespace {
+
+ArchiveToLink archiveToLink(const LinkFacts &F, int Input) {
+  const LinkInput &I = F.Inputs[Input];
+  return ArchiveToLink{written(F, Input), F.displayPath(I.Path),
+                       isCMake(F) ? cmakeLibrary(F, Input)
+                                  : libraryName(I.Path),
+                       I.Script.empty() ? std::string()
+                                        : F.displayPath(I.Script)};
+}
+
+} // namespace
+
+std::string wholeArchive(const LinkFacts &F, int Input) {
+  return wholeArchive(linkSiteOf(F), archiveToLink(F, Input));
 }
 
 std::string exportDynamic(const LinkFacts &F) {
-  std::string Glob = prefixGlob(F);
-  std::string Prefix = staticOutput(F)
-                           ? "link dynamically (drop `-static`: a static "
-                             "executable has no dynamic symbol table), then "
-                           : "";
-  if (isMachO(F)) {
-    // ld64 exports every global already; what loses them is -dead_strip.
-    if (isCMake(F))
-      return formatv("target_link_options({0} PRIVATE "
-                     "\"LINKER:-export_dynamic\") (with -dead_strip, a main "
-                     "executable's globals are roots only then)",
-                     F.Request.Context.Target)
-          .str();
-    std::string Flag = F.Line.isDriver() ? "-Wl,-export_dynamic"
-                                         : "-export_dynamic";
-    return formatv("add `{0}` (with -dead_strip, a main executable's "
-                   "globals are roots only then), or drop -dead_strip",
-                   Flag)
-        .str();
-  }
-  if (isCMake(F))
-    return formatv("{0}set_target_properties({1} PROPERTIES ENABLE_EXPORTS "
-                   "ON) (adds -rdynamic), or export only the shims: "
-                   "target_link_options({1} PRIVATE "
-                   "\"LINKER:--export-dynamic-symbol={2}\")",
-                   Prefix, F.Request.Context.Target, Glob)
-        .str();
-  if (F.Line.isDriver())
-    return formatv("{0}add `-rdynamic`, or export only the shims with "
-                   "`-Wl,--export-dynamic-symbol='{1}'`",
-                   Prefix, Glob)
-        .str();
-  return formatv("{0}add `--export-dynamic`, or export only the shims with "
-                 "`--export-dynamic-symbol='{1}'`",
-                 Prefix, Glob)
-      .str();
+  return exportDynamic(linkSiteOf(F), prefixGlob(F));
 }
 
 std::string pullInAndExport(const LinkFacts &F, int Input) {
-  std::string Fix = wholeArchive(F, Input);
-  if (F.FixExportDynamic || staticOutput(F))
-    Fix += "; then " + exportDynamic(F);
-  return Fix;
+  return pullInAndExport(linkSiteOf(F), archiveToLink(F, Input), prefixGlob(F),
+                         F.FixExportDynamic || staticOutput(F));
 }
 
 std::string linkerSpelling(const LinkFacts &F, StringRef Name) {
+  // A C++ name is mangled as a C name: "_Z..." after the C-name prefix.
   StringRef Source = Name;
-  if (isMachO(F) && Source.starts_with("__Z"))
-    Source = Source.drop_front();
+  StringRef C = vocabularyFor(F).formatInfo().cName(Name);
+  if (C.starts_with("_Z"))
+    Source = C;
   if (!Source.starts_with("_Z"))
     return Name.str(); // C names are printed as they are, '_' included
   std::string D = llvm::demangle(std::string_view(Source.data(), Source.size()));

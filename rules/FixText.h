@@ -6,8 +6,9 @@
 // binary (check), of a link line (link: the user's own word, `-lshims`,
 // wrapped in the spelling that command takes -- -Wl,... for a driver, bare
 // for a linker -- or the CMake command that makes CMake write it), and of a
-// duplicate (dups). Whether a platform is Mach-O is asked here, and only
-// here (the two isMachO overloads).
+// duplicate (dups). The platform's own words come from its Vocabulary
+// (Vocabulary.h), chosen once from the binary or the link line; neither
+// this module nor a rule asks which platform it is.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_RULES_FIXTEXT_H
@@ -18,7 +19,10 @@
 #include "aoti/audit/link/Model.h"
 #include "aoti/rules/Finding.h"
 
+#include "Vocabulary.h"
+
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <optional>
 #include <string>
@@ -26,46 +30,88 @@
 
 namespace aoti::rules::fixtext {
 
+// --- one wording per cause, for both commands ------------------------------
+
+/// The link a fix changes: the one that makes Image, in the words it takes.
+/// check knows only the image and speaks the compiler driver's flags (naming
+/// CMake's and Bazel's too); link knows its command line and its build.
+struct LinkSite {
+  const Vocabulary *Words;
+  std::string Image; ///< file name of what the link makes
+  enum class Spelling { Driver, Linker, CMake } How;
+  std::string Target; ///< the CMake target; else the image's name
+  bool StaticOutput;  ///< a static executable, which exports nothing
+};
+
+/// A static archive to force-link.
+struct ArchiveToLink {
+  std::string Written; ///< as the link names it: `-lshims`, a path
+  std::string Path;    ///< where it is, for -force_load
+  std::string Library; ///< the library a build system knows it by
+  std::string Script;  ///< the input script that named it, or ""
+};
+
+/// "link `app` with `-Wl,--export-dynamic` (...)": the fix for names an
+/// executable defines but does not export (AOTI002, AOTI003, AOTI202,
+/// AOTI203).
+std::string exportDynamic(const LinkSite &S, llvm::StringRef Glob);
+
+/// "force-link `-lshims`: wrap it in ...": the fix for archive members the
+/// link left out (AOTI003, AOTI201).
+std::string wholeArchive(const LinkSite &S, const ArchiveToLink &A);
+
+/// wholeArchive, then, with Export, "; then " exportDynamic.
+std::string pullInAndExport(const LinkSite &S, const ArchiveToLink &A,
+                            llvm::StringRef Glob, bool Export);
+
+/// The site of the link that made Image (check).
+LinkSite linkSiteOf(const audit::Binary &Image);
+/// The site of a link line (link).
+LinkSite linkSiteOf(const audit::LinkFacts &F);
+
 // --- words, and fixes in terms of a binary (check) -------------------------
 
 /// `name` in backquotes, as diagnostics quote identifiers.
 std::string quote(llvm::StringRef S);
 
+/// A vocabulary phrase (a formatv pattern) with its arguments filled in.
+template <typename... Ts>
+std::string phrase(llvm::StringRef Pattern, Ts &&...Args) {
+  return llvm::formatv(Pattern.data(), std::forward<Ts>(Args)...).str();
+}
+
 /// The file name alone, for messages; full paths go in Finding::File.
 llvm::StringRef base(llvm::StringRef Path);
 
-/// "link HOST with -Wl,--export-dynamic (...)".
+/// exportDynamic(LinkSite) for the link that made Host, for the names
+/// under Prefix.
 std::string exportDynamic(const audit::Binary &Host, llvm::StringRef Prefix);
 
-/// "force-link ARCHIVE with -Wl,--whole-archive (...)".
-std::string wholeArchive(const audit::Binary &Host, llvm::StringRef Archive);
+/// pullInAndExport(LinkSite) for the link that made Host: force-link
+/// Archive, then export the names under Prefix.
+std::string pullInAndExport(const audit::Binary &Host, llvm::StringRef Archive,
+                            llvm::StringRef Prefix);
 
 /// The first required prefix, for globs in fixes ("aoti_torch_").
 std::string firstPrefix(const std::vector<std::string> &Prefixes);
-
-bool isMachO(const audit::Binary &B);
 
 /// The glob a linker option takes for the names under Prefix: "aoti_torch_*"
 /// for ELF, "_aoti_torch_*" for Mach-O (C names carry a leading '_');
 /// "<name>" without a prefix.
 std::string symbolGlob(const audit::Binary &B, llvm::StringRef Prefix);
 
-/// Mach-O: how to make a library (not an executable) export Glob.
-std::string appleExportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
+/// How to make a library (not an executable) export Glob.
+std::string exportFromLibrary(const audit::Binary &Lib, llvm::StringRef Glob);
 
 // --- fixes in terms of a link line (link) ----------------------------------
-
-/// Whether the link line is an Apple ld64 one: with isMachO(Binary), the
-/// one place the rules tell the platforms apart.
-bool isMachO(const audit::LinkFacts &F);
 
 /// How the user wrote the input (`-lshims`), for messages.
 std::string written(const audit::LinkFacts &F, int Input);
 
-/// "wrap `-lshims` in `-Wl,--whole-archive … -Wl,--no-whole-archive`".
+/// wholeArchive(LinkSite) for input Input of the line.
 std::string wholeArchive(const audit::LinkFacts &F, int Input);
 
-/// "add `-rdynamic` (or ...)".
+/// exportDynamic(LinkSite) for the line's output and required names.
 std::string exportDynamic(const audit::LinkFacts &F);
 
 /// The fix for a required name the link leaves out: force-link, then (when

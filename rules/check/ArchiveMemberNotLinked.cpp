@@ -43,9 +43,7 @@ void ArchiveMemberNotLinked::check(const CheckFacts &F,
                     : "the host's link did not pull in: nothing it links "
                       "refers to the symbol")
             .str();
-    Fd.Fix = formatv("{0}; then {1}", fixtext::wholeArchive(Host, Site.File),
-                     fixtext::exportDynamic(Host, Prefix))
-                 .str();
+    Fd.Fix = fixtext::pullInAndExport(Host, Site.File, Prefix);
     Out.push_back(std::move(Fd));
   });
 }

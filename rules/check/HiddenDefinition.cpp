@@ -31,78 +31,32 @@ static void report(const CheckFacts &F, MissingReason R, const Rule &Self,
     Fd.Symbol = S.Ref->Name.str();
     Fd.File = Site.File;
     std::string Glob = S.Required ? Prefix + "*" : S.Ref->Name.str();
-    const Binary *Owner =
-        Site.Object >= 0 ? F.Process->object(Site.Object).Bin.get() : nullptr;
-    if (Owner && fixtext::isMachO(*Owner)) {
-      // Mach-O: a linked image keeps a private external (N_PEXT) for both
-      // causes; say both, and how to export it from this kind of image.
-      std::string MGlob =
-          fixtext::symbolGlob(*Owner, S.Required ? StringRef(Prefix) : S.Ref->Name);
-      std::string Export =
-          Owner->kind() == FileKind::Executable
-              ? fixtext::exportDynamic(*Owner, S.Required ? StringRef(Prefix)
-                                                          : S.Ref->Name)
-              : fixtext::appleExportFromLibrary(*Owner, MGlob);
-      StringRef File = fixtext::base(Site.File);
-      if (R == MissingReason::Hidden) {
-        Fd.Message = formatv("{0} is defined in {1} as a private external "
-                             "(N_PEXT), so it is not in the export trie: it "
-                             "has hidden visibility, or the link's "
-                             "-exported_symbols_list / -unexported_symbol left "
-                             "it out",
-                             fixtext::quote(S.Ref->Name), fixtext::quote(File))
-                         .str();
-        Fd.Fix = formatv("give the definition default visibility "
-                         "(__attribute__((visibility(\"default\"))), or build "
-                         "that file without -fvisibility=hidden), and {0}",
-                         Export)
-                     .str();
-      } else if (Site.Sym->isLocal()) {
-        Fd.Message = formatv("{0} is defined in {1} but is not external (a "
-                             "`static` definition, or made local by `ld -r` "
-                             "with an export list), so it is not exported",
-                             fixtext::quote(S.Ref->Name), fixtext::quote(File))
-                         .str();
-        Fd.Fix = formatv("make the definition external (drop `static`), and {0}",
-                         Export)
-                     .str();
-      } else {
-        Fd.Message = formatv("{0} is an external symbol of {1} but is not in "
-                             "its export trie: the link's -exported_symbols_list "
-                             "or -unexported_symbol left it out",
-                             fixtext::quote(S.Ref->Name), fixtext::quote(File))
-                         .str();
-        Fd.Fix = Export;
-      }
-      Out.push_back(std::move(Fd));
-      return;
-    }
+    // The image that holds the definition speaks for it; the host for a
+    // definition in no loaded image.
+    const Binary &Owner = Site.Object >= 0
+                              ? *F.Process->object(Site.Object).Bin
+                              : *F.host().Bin;
+    const fixtext::Vocabulary &V = fixtext::vocabularyFor(Owner);
+    StringRef Wanted = S.Required ? StringRef(Prefix) : S.Ref->Name;
+    // How to export it from this kind of image, where the platform's fix
+    // needs it (Mach-O keeps a private external for every cause).
+    std::string Export =
+        Owner.kind() == FileKind::Executable
+            ? fixtext::exportDynamic(Owner, Wanted)
+            : fixtext::exportFromLibrary(Owner,
+                                         fixtext::symbolGlob(Owner, Wanted));
+    std::string Name = fixtext::quote(S.Ref->Name);
+    std::string File = fixtext::quote(fixtext::base(Site.File));
     if (R == MissingReason::Hidden) {
-      Fd.Message = formatv("{0} is defined in {1} with {2} visibility, so it "
-                           "is not exported",
-                           fixtext::quote(S.Ref->Name),
-                           fixtext::quote(fixtext::base(Site.File)),
-                           toString(Site.Sym->Visibility))
-                       .str();
-      Fd.Fix = "give the definition default visibility: "
-               "__attribute__((visibility(\"default\"))) on its declaration "
-               "(or build that file without -fvisibility=hidden; CMake: "
-               "CXX_VISIBILITY_PRESET)";
+      Fd.Message = fixtext::phrase(V.HiddenMessage, Name, File,
+                                   toString(Site.Sym->Visibility));
+      Fd.Fix = fixtext::phrase(V.HiddenFix, Export);
+    } else if (Site.Sym->isLocal()) {
+      Fd.Message = fixtext::phrase(V.LocalMessage, Name, File);
+      Fd.Fix = fixtext::phrase(V.LocalFix, Glob, Export);
     } else {
-      Fd.Message = formatv("{0} is defined in {1} but local there (hidden "
-                           "visibility, a version script's `local:`, "
-                           "--exclude-libs, or `static`), so it is not "
-                           "exported",
-                           fixtext::quote(S.Ref->Name),
-                           fixtext::quote(fixtext::base(Site.File)))
-                       .str();
-      Fd.Fix = formatv("export it: give it default visibility "
-                       "(__attribute__((visibility(\"default\"))), or no "
-                       "-fvisibility=hidden), list it under `global:` in the "
-                       "version script (`global: {0};`), or drop "
-                       "--exclude-libs for the archive that defines it",
-                       Glob)
-                   .str();
+      Fd.Message = fixtext::phrase(V.LeftOutMessage, Name, File);
+      Fd.Fix = fixtext::phrase(V.LeftOutFix, Glob, Export);
     }
     Out.push_back(std::move(Fd));
   });

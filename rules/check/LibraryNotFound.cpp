@@ -29,41 +29,16 @@ void LibraryNotFound::check(const CheckFacts &F, std::vector<Finding> &Out) cons
     std::string Skipped;
     for (const std::string &S : M.Skipped)
       Skipped += "; skipped " + S;
-    Fd.Message = formatv("{0}, needed by {1}, is not found ({2} paths "
-                         "tried{3}){4}",
-                         fixtext::quote(M.Name),
-                         fixtext::quote(fixtext::base(Req.Path)),
-                         M.Tried.size(), Skipped,
-                         Plugin.empty() ? ": the host would not start" : "")
-                     .str();
-    if (fixtext::isMachO(*Req.Bin)) {
-      Fd.Message = formatv("{0}, loaded by {1}, is not found ({2} paths "
-                           "tried{3}){4}",
-                           fixtext::quote(M.Name),
-                           fixtext::quote(fixtext::base(Req.Path)),
-                           M.Tried.size(), Skipped,
-                           Plugin.empty() ? ": the host would not start"
-                                          : ": dlopen() fails with \"Library "
-                                            "not loaded\"")
-                       .str();
-      Fd.Fix = formatv("put {0} where the load path leads, or load it as "
-                       "@rpath/{1} and give {2} (or the executable) an "
-                       "LC_RPATH to its directory (-Wl,-rpath,@loader_path/<dir>; "
-                       "install_name_tool -change / -add_rpath fixes a built "
-                       "file), or set DYLD_LIBRARY_PATH (audit with --env "
-                       "DYLD_LIBRARY_PATH=... or --lib-path)",
-                       fixtext::quote(M.Name), fixtext::base(M.Name),
-                       fixtext::quote(fixtext::base(Req.Path)))
-                   .str();
-      Out.push_back(std::move(Fd));
-      return;
-    }
-    Fd.Fix = formatv("add the directory that holds {0} to the RUNPATH of {1} "
-                     "(-Wl,-rpath,'$ORIGIN/<dir>'), to LD_LIBRARY_PATH (audit "
-                     "with --env LD_LIBRARY_PATH=... or --lib-path), or "
-                     "install it where ld.so.cache lists it",
-                     M.Name, fixtext::quote(fixtext::base(Req.Path)))
-                 .str();
+    const fixtext::Vocabulary &V = fixtext::vocabularyFor(*Req.Bin);
+    std::string Requester = fixtext::quote(fixtext::base(Req.Path));
+    Fd.Message = fixtext::phrase(V.LibraryNotFoundMessage,
+                                 fixtext::quote(M.Name), Requester,
+                                 M.Tried.size(), Skipped,
+                                 Plugin.empty() ? ": the host would not start"
+                                                : V.PluginLibraryNotFound);
+    Fd.Fix = fixtext::phrase(V.LibraryNotFoundFix, M.Name,
+                             fixtext::quote(M.Name), fixtext::base(M.Name),
+                             Requester);
     Out.push_back(std::move(Fd));
   };
   for (const MissingLibrary &M : F.HostMissingLibraries)

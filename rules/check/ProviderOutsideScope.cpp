@@ -30,52 +30,38 @@ void ProviderOutsideScope::check(const CheckFacts &F, std::vector<Finding> &Out)
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
     Fd.File = Site.File;
-    const Binary &Plugin = *F.Process->object(P.Object).Bin;
-    if (fixtext::isMachO(Plugin)) {
-      int Ord = S.Ref->LibraryOrdinal;
-      bool TwoLevel = Ord >= 0 && Ord != 0xFE;
-      if (TwoLevel) {
-        // The import names its library; another image's export is no use.
-        std::string Named = Ord == 0xFF ? std::string("the main executable")
-                            : Ord == 0  ? std::string("the plugin itself")
-                                        : fixtext::quote(fixtext::base(S.Ref->SourceLibrary));
-        Fd.Message = formatv("{0} is exported by {1}, but the plugin's "
-                             "two-level namespace binds it to {2} (library "
-                             "ordinal {3}), which does not export it",
-                             fixtext::quote(S.Ref->Name), fixtext::quote(Lib),
-                             Named, Ord)
-                         .str();
-        Fd.Fix = formatv("relink the plugin against {0} so that its import "
-                         "names it, or link the plugin with -undefined "
-                         "dynamic_lookup so that dyld searches every loaded "
-                         "image",
-                         fixtext::quote(Lib))
-                     .str();
-      } else {
-        Fd.Message = formatv("{0} is exported by {1}, which is not loaded "
-                             "where the plugin's flat lookup searches",
-                             fixtext::quote(S.Ref->Name), fixtext::quote(Lib))
-                         .str();
-        Fd.Fix = formatv("load {0} before the model: link {1} against it (an "
-                         "LC_LOAD_DYLIB), or dlopen() it with RTLD_GLOBAL "
-                         "first (audit that with --preload {2})",
-                         fixtext::quote(Lib),
-                         fixtext::quote(fixtext::base(F.host().Path)), Site.File)
-                     .str();
-      }
+    // A two-level Mach-O import names its library (LibraryOrdinal; -1 for a
+    // format without ordinals, 0xFE for dynamic lookup): another image's
+    // export is no use to it.
+    int Ord = S.Ref->LibraryOrdinal;
+    bool TwoLevel = Ord >= 0 && Ord != 0xFE;
+    if (TwoLevel) {
+      std::string Named = Ord == 0xFF ? std::string("the main executable")
+                          : Ord == 0  ? std::string("the plugin itself")
+                                      : fixtext::quote(fixtext::base(S.Ref->SourceLibrary));
+      Fd.Message = formatv("{0} is exported by {1}, but the plugin's "
+                           "two-level namespace binds it to {2} (library "
+                           "ordinal {3}), which does not export it",
+                           fixtext::quote(S.Ref->Name), fixtext::quote(Lib),
+                           Named, Ord)
+                       .str();
+      Fd.Fix = formatv("relink the plugin against {0} so that its import "
+                       "names it, or link the plugin with -undefined "
+                       "dynamic_lookup so that dyld searches every loaded "
+                       "image",
+                       fixtext::quote(Lib))
+                   .str();
       Out.push_back(std::move(Fd));
       return;
     }
-    Fd.Message = formatv("{0} is exported by {1}, which is neither in the "
-                         "host's global scope nor a dependency of the plugin",
-                         fixtext::quote(S.Ref->Name), fixtext::quote(Lib))
-                     .str();
-    Fd.Fix = formatv("link {0} against {1} (a DT_NEEDED puts it in the global "
-                     "scope), or dlopen it with RTLD_GLOBAL before the model "
-                     "(audit that with --preload {2})",
-                     fixtext::quote(fixtext::base(F.host().Path)),
-                     fixtext::quote(Lib), Site.File)
-                 .str();
+    const fixtext::Vocabulary &V =
+        fixtext::vocabularyFor(*F.Process->object(P.Object).Bin);
+    Fd.Message = fixtext::phrase(V.OutsideScopeMessage,
+                                 fixtext::quote(S.Ref->Name),
+                                 fixtext::quote(Lib));
+    Fd.Fix = fixtext::phrase(V.OutsideScopeFix, fixtext::quote(Lib),
+                             fixtext::quote(fixtext::base(F.host().Path)),
+                             Site.File);
     Out.push_back(std::move(Fd));
   });
 }

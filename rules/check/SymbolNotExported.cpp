@@ -33,15 +33,9 @@ void SymbolNotExported::check(const CheckFacts &F, std::vector<Finding> &Out) co
     Fd.Plugin = P.Path;
     Fd.Symbol = S.Ref->Name.str();
     Fd.File = Site.File;
-    Fd.Message = formatv(fixtext::isMachO(Exe)
-                             ? "{0} is defined in {1} but not exported: it is "
-                               "an external nlist symbol missing from the "
-                               "export trie"
-                             : "{0} is defined in {1} but not exported: it is "
-                               "in the static symbol table, not the dynamic one",
-                         fixtext::quote(S.Ref->Name),
-                         fixtext::quote(fixtext::base(Site.File)))
-                     .str();
+    Fd.Message = fixtext::phrase(fixtext::vocabularyFor(Exe).NotExportedMessage,
+                                 fixtext::quote(S.Ref->Name),
+                                 fixtext::quote(fixtext::base(Site.File)));
     Fd.Fix = fixtext::exportDynamic(Exe, S.Required ? StringRef(Prefix)
                                                     : S.Ref->Name);
     Out.push_back(std::move(Fd));

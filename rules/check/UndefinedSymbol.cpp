@@ -33,36 +33,11 @@ void UndefinedSymbol::check(const CheckFacts &F, std::vector<Finding> &Out) cons
                          fixtext::quote(fixtext::base(F.host().Path)),
                          F.Archives.empty() ? "" : ", or the archives given")
                      .str();
-    const Binary &Host = *F.host().Bin;
-    if (fixtext::isMachO(Host)) {
-      // ld64 -dead_strip removes a main executable's unreferenced globals
-      // unless -export_dynamic keeps them; the name is then gone entirely.
-      StringRef H = fixtext::base(F.host().Path);
-      if (S.Required)
-        Fd.Fix = formatv("link an implementation of {0}* into {1} (the "
-                         "project's aoti::shims, with -Wl,-force_load for the "
-                         "archive); if {1} does link it, -dead_strip removed "
-                         "the unreferenced shims: link with -Wl,-export_dynamic "
-                         "to keep them. Pass the archive with --archive to see "
-                         "which member is missing",
-                         Prefix, fixtext::quote(H))
-                     .str();
-      else
-        Fd.Fix = "link the dylib that defines it into the host, or link the "
-                 "plugin against it (an LC_LOAD_DYLIB binds the import to it)";
-      Out.push_back(std::move(Fd));
-      return;
-    }
-    if (S.Required)
-      Fd.Fix = formatv("link an implementation of {0}* into {1} (the "
-                       "project's aoti::shims, force-linked), or pass the "
-                       "archive the host links with --archive to see which "
-                       "member is missing",
-                       Prefix, fixtext::quote(fixtext::base(F.host().Path)))
-                   .str();
-    else
-      Fd.Fix = "link the library that defines it into the host, or give the "
-               "plugin a DT_NEEDED on it";
+    const fixtext::Vocabulary &V = fixtext::vocabularyFor(*F.host().Bin);
+    Fd.Fix = S.Required ? fixtext::phrase(V.ImplementRequiredFix, Prefix,
+                                          fixtext::quote(fixtext::base(
+                                              F.host().Path)))
+                        : V.LinkProviderFix.str();
     Out.push_back(std::move(Fd));
   });
 }

@@ -23,30 +23,16 @@ const RuleInfo &DiscardedByGc::info() const {
 
 void DiscardedByGc::check(const LinkFacts &F,
                               std::vector<Finding> &Out) const {
+  const fixtext::Vocabulary &V = fixtext::vocabularyFor(F);
   for (const RequiredSymbol &Q : F.Required) {
     if (Q.Status != RequiredStatus::Discarded)
       continue;
     Finding Fd = make();
     Fd.Symbol = Q.Name;
     Fd.File = F.objectName(F.Result, Q.Object);
-    if (fixtext::isMachO(F)) {
-      Fd.Message = formatv("{0} from {1} is linked, then removed by "
-                           "-dead_strip: nothing live refers to it, and a "
-                           "main executable's globals are not dead-strip "
-                           "roots without -export_dynamic",
-                           fixtext::quote(Q.Name), Fd.File)
-                       .str();
-      Fd.Fix = fixtext::exportDynamic(F);
-      Out.push_back(std::move(Fd));
-      continue;
-    }
-    Fd.Message = formatv("{0} from {1} is linked, then removed by "
-                         "--gc-sections: nothing live refers to it and it is "
-                         "not exported",
-                         fixtext::quote(Q.Name), Fd.File)
-                     .str();
-    Fd.Fix = fixtext::exportDynamic(F) +
-             " (exported names are roots, so --gc-sections keeps them)";
+    Fd.Message = fixtext::phrase(V.DiscardedMessage, fixtext::quote(Q.Name),
+                                 Fd.File);
+    Fd.Fix = fixtext::exportDynamic(F) + V.DiscardedFixNote.str();
     Out.push_back(std::move(Fd));
   }
 }

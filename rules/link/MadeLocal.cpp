@@ -33,17 +33,8 @@ void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
     std::string Q1 = fixtext::quote(Q.Name);
     switch (Q.LocalBy) {
     case LinkSymbol::Local::Visibility:
-      Fd.Message =
-          fixtext::isMachO(F)
-              ? formatv("{0} is a private external (N_PEXT: hidden "
-                        "visibility, in {1} or an object that refers to "
-                        "it): it stays out of the export trie",
-                        Q1, Fd.File)
-                    .str()
-              : formatv("{0} has hidden visibility (in {1} or an object "
-                        "that refers to it): it stays out of .dynsym",
-                        Q1, Fd.File)
-                    .str();
+      Fd.Message = fixtext::phrase(fixtext::vocabularyFor(F).MadeHiddenMessage,
+                                   Q1, Fd.File);
       Fd.Fix = "give the shims default visibility: "
                "__attribute__((visibility(\"default\"))) on their "
                "declarations, or build the shim archive without "

@@ -29,6 +29,7 @@ const RuleInfo &UndefinedReference::info() const {
 
 void UndefinedReference::check(const LinkFacts &F,
                                    std::vector<Finding> &Out) const {
+  const fixtext::Vocabulary &V = fixtext::vocabularyFor(F);
   for (const audit::UndefinedReference &U : F.Result.Undefined) {
     Finding Fd = make();
     Fd.Symbol = U.Symbol;
@@ -36,33 +37,17 @@ void UndefinedReference::check(const LinkFacts &F,
     // the linker's error can be matched by eye.
     std::string Shown = fixtext::linkerSpelling(F, U.Symbol);
     std::string Q = fixtext::quote(Shown);
-    if (U.RequireDefined && fixtext::isMachO(F)) {
-      bool Entry = std::find(F.Line.Undefined.begin(), F.Line.Undefined.end(),
+    if (U.RequireDefined) {
+      // A required name the line does not list with -u is the entry point,
+      // where the linker fails on one.
+      bool Entry = V.UndefinedEntryFails &&
+                   std::find(F.Line.Undefined.begin(), F.Line.Undefined.end(),
                              U.Symbol) == F.Line.Undefined.end();
       Fd.File = F.displayPath(F.Line.Output);
-      Fd.Message =
-          Entry ? formatv("nothing on the line defines the entry point {0}; "
-                          "ld64 stops with \"undefined symbol: {1}\"",
-                          Q, U.Symbol)
-                      .str()
-                : formatv("-u {0} names a symbol nothing on the line "
-                          "defines; ld64 stops with \"undefined symbol: "
-                          "{0}\"",
-                          U.Symbol)
-                      .str();
-      Fd.Fix = Entry ? "add the object that defines main, or link a -dylib "
-                       "or -bundle (or -e NAME for another entry point)"
+      Fd.Message = Entry ? fixtext::phrase(V.UndefinedEntryMessage, Q, U.Symbol)
+                         : fixtext::phrase(V.RequireDefinedMessage, U.Symbol);
+      Fd.Fix = Entry ? V.UndefinedEntryFix.str()
                      : "add what defines it, or drop the option";
-      Out.push_back(std::move(Fd));
-      continue;
-    }
-    if (U.RequireDefined) {
-      Fd.File = F.displayPath(F.Line.Output);
-      Fd.Message = formatv("--require-defined={0} names a symbol nothing on "
-                           "the line defines",
-                           U.Symbol)
-                       .str();
-      Fd.Fix = "add what defines it, or drop the option";
       Out.push_back(std::move(Fd));
       continue;
     }
@@ -76,21 +61,7 @@ void UndefinedReference::check(const LinkFacts &F,
                                                           : "reference to `" +
                                                                 Shown + "'")
                      .str();
-    if (fixtext::isMachO(F)) {
-      bool Plugin = F.Line.OutputKind == LinkOutputKind::Bundle ||
-                    F.Line.OutputKind == LinkOutputKind::SharedLibrary;
-      Fd.Fix = formatv("add the object or library that defines {0} to the "
-                       "link line{1}",
-                       Q,
-                       Plugin ? "; a model or plugin whose host defines it: "
-                                "link with `-undefined dynamic_lookup` (or "
-                                "`-bundle_loader HOST` for a bundle)"
-                              : "")
-                   .str();
-      Out.push_back(std::move(Fd));
-      continue;
-    }
-    if (U.DefinedInInput >= 0) {
+    if (V.InputOrderMatters && U.DefinedInInput >= 0) {
       std::string W = fixtext::quote(fixtext::written(F, U.DefinedInInput));
       Fd.Message += formatv(" ({0} defines it, but is read before the "
                             "reference and GNU ld does not go back)",
@@ -101,9 +72,12 @@ void UndefinedReference::check(const LinkFacts &F,
                        W, By)
                    .str();
     } else {
+      bool Plugin = F.Line.OutputKind == LinkOutputKind::Bundle ||
+                    F.Line.OutputKind == LinkOutputKind::SharedLibrary;
       Fd.Fix = formatv("add the object or library that defines {0} to the "
-                       "link line, after {1}",
-                       Q, By)
+                       "link line{1}{2}",
+                       Q, fixtext::phrase(V.AddDefinerWhere, By),
+                       Plugin ? V.PluginMayLeaveUndefined : "")
                    .str();
     }
     Out.push_back(std::move(Fd));

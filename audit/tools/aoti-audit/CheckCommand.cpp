@@ -268,12 +268,12 @@ CommandFn addCheckCommand(CLI::App &App) {
   Cmd->add_option("--arch", Args->Arch,
                   "The slice of universal (fat) Mach-O files to audit (arm64, "
                   "x86_64); default: the host's, else the first");
-  auto *Prefix = Cmd->add_option("--prefix", Args->Prefixes,
-                                 "Names that must bind to exactly one provider "
-                                 "(default: aoti_torch_)");
-  Cmd->add_flag("--all", Args->All,
-                "Check every non-weak undefined reference, not only --prefix ones")
-      ->excludes(Prefix);
+  addPrefixOptions(*Cmd, Args->Prefixes, PrefixValues::UpToNextOption,
+                   "Names that must bind to exactly one provider "
+                   "(default: aoti_torch_)",
+                   &Args->All,
+                   "Check every non-weak undefined reference, not only "
+                   "--prefix ones");
   Cmd->add_option("--archive", Args->Archives,
                   "A static archive the host links (explains members it left out)")
       ->check(CLI::ExistingFile);

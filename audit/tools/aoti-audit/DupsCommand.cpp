@@ -397,12 +397,10 @@ CommandFn addDupsCommand(CLI::App &App) {
   Cmd->add_option("inputs", Args->Inputs,
                   "Objects, archives, shared libraries, directories, @FILEs")
       ->required();
-  auto *Prefix = Cmd->add_option("--prefix", Args->Prefixes,
-                                 "Look at names with this prefix (repeatable; "
-                                 "default: aoti_torch_)")
-                     ->allow_extra_args(false); // one value per --prefix
-  Cmd->add_flag("--all", Args->All, "Look at every name, not only --prefix ones")
-      ->excludes(Prefix);
+  addPrefixOptions(*Cmd, Args->Prefixes, PrefixValues::OnePerOption,
+                   "Look at names with this prefix (repeatable; default: "
+                   "aoti_torch_)",
+                   &Args->All, "Look at every name, not only --prefix ones");
   Cmd->add_flag("--cxx", Args->Cxx,
                 "Also look at mangled C++ names (shown demangled; prefixes "
                 "match the demangled name)");

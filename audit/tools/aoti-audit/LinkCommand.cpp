@@ -387,10 +387,8 @@ CommandFn addLinkCommand(CLI::App &App) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(CLI::ExistingPath);
-  Cmd->add_option("--prefix", Args->Prefixes,
-                  "Names that are shims (default: aoti_torch_; '' for all)")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  addPrefixOptions(*Cmd, Args->Prefixes, PrefixValues::OnePerOption,
+                   "Names that are shims (default: aoti_torch_; '' for all)");
   Cmd->add_option("--flavor", Args->Flavor,
                   "Archive rule: gnu (ld.bfd, gold) or lld (lld, mold); "
                   "ld64 for a Mach-O line; default: from the command")

@@ -20,6 +20,17 @@ void addOutputOptions(CLI::App &Cmd, std::string &Format, std::string &Color) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
+void addPrefixOptions(CLI::App &Cmd, std::vector<std::string> &Prefixes,
+                      PrefixValues Values, const std::string &PrefixHelp,
+                      bool *All, const std::string &AllHelp) {
+  CLI::Option *Prefix = Cmd.add_option("--prefix", Prefixes, PrefixHelp);
+  if (Values == PrefixValues::OnePerOption)
+    Prefix->allow_extra_args(false)->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeAll);
+  if (All)
+    Cmd.add_flag("--all", *All, AllHelp)->excludes(Prefix);
+}
+
 json::Value findingJson(const Finding &Fd, bool WithPlugin) {
   json::Object O;
   O["rule"] = Fd.Rule;

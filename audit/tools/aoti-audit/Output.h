@@ -1,7 +1,8 @@
 //===- Output.h - Printing findings for people and for programs -----------===//
 //
-// What the commands share: the output options, findings as text and as
-// JSON, and the way errors are printed.
+// What the commands share: the options every command spells the same way
+// (--format, --color, --prefix, --all), findings as text and as JSON, and
+// the way errors are printed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_TOOLS_AOTI_AUDIT_OUTPUT_H
@@ -24,6 +25,18 @@ namespace aoti::tool {
 /// --format text|json|sarif and --color auto|always|never, which every
 /// command that reports findings takes.
 void addOutputOptions(CLI::App &Cmd, std::string &Format, std::string &Color);
+
+/// How a command's --prefix takes its values: check's takes every word up to
+/// the next option (`--prefix a b`); link's and dups' one value per
+/// --prefix, so that a positional argument after it stays one.
+enum class PrefixValues { UpToNextOption, OnePerOption };
+
+/// --prefix, the names a command looks at (repeatable), and, where All is
+/// given, --all, every name, which excludes --prefix. The help strings are
+/// the command's: what a prefix selects differs between commands.
+void addPrefixOptions(CLI::App &Cmd, std::vector<std::string> &Prefixes,
+                      PrefixValues Values, const std::string &PrefixHelp,
+                      bool *All = nullptr, const std::string &AllHelp = {});
 
 /// A finding as the JSON reports write it; "plugin" only where findings
 /// belong to a plugin (check).
