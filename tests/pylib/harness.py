@@ -12,6 +12,7 @@ oracle; this module holds the rest, once:
   skip_unless(tools)      SKIP and exit status 77 (the tests' SKIP_RETURN_CODE)
                           when a tool is not on PATH
   scratch(prefix, keep)   a temporary directory, removed unless kept
+                          (or a directory the user named, kept)
   list_cases(cases, line) --list: a line a case, exit status 0
   run(cmd, cwd)           a command whose failure is a Failure
   expect(cond, what)      a Failure unless `cond`: a case's expectation
@@ -97,9 +98,16 @@ def skip_unless(tools):
 
 
 @contextlib.contextmanager
-def scratch(prefix, keep=False):
+def scratch(prefix, keep=False, at=None):
     """A temporary directory, removed afterwards unless `keep` (a bool, or a
-    function asked at the end: keep it when a case failed) says otherwise."""
+    function asked at the end: keep it when a case failed) says otherwise.
+    With `at` (a path the user chose to look into afterwards), that
+    directory instead, emptied first and always kept."""
+    if at:
+        shutil.rmtree(at, ignore_errors=True)
+        os.makedirs(at)
+        yield at
+        return
     d = tempfile.mkdtemp(prefix=prefix)
     try:
         yield d
