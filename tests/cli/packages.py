@@ -13,14 +13,13 @@ members in memory: it runs with TMPDIR pointing nowhere.
 
 Usage: packages.py --audit PATH
 """
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import zipfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
 
 HOST_C = r"""
 #include <dlfcn.h>
@@ -38,34 +37,25 @@ GOOD_C = "int aoti_torch_get_sizes(void *, long **); int aoti_torch_dtype_float3
          "int run(void) { long *s; return aoti_torch_get_sizes(0, &s) + aoti_torch_dtype_float32(); }\n"
 BAD_C = GOOD_C + "int aoti_torch_nothing(void); int more(void) { return aoti_torch_nothing(); }\n"
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--audit", required=True)
-args = ap.parse_args()
-passed = failed = 0
+args = harness.parser(__doc__, cases=False).parse_args()
+checks = harness.Checks()
 
 
 def expect(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s %s" % (name, str(detail)[:2000]))
+    return checks(name, cond, str(detail)[:2000])
 
 
-d = tempfile.mkdtemp(prefix="aoti-packages-")
-try:
-    def sh(*cmd):
-        subprocess.run(cmd, cwd=d, check=True, capture_output=True)
+with harness.scratch("aoti-packages-") as d:
+    w = harness.Workdir(d)
 
     for name, src in (("host.c", HOST_C), ("shims.c", SHIMS_C), ("good.c", GOOD_C), ("bad.c", BAD_C)):
-        open(os.path.join(d, name), "w").write(src)
-    sh("gcc", "-c", "-fPIC", "shims.c", "-o", "shims.o")
-    sh("ar", "rcs", "libshims.a", "shims.o")
-    sh("gcc", "-rdynamic", "host.c", "-o", "host", "-Wl,--whole-archive", "libshims.a",
-       "-Wl,--no-whole-archive", "-ldl")
-    sh("gcc", "-shared", "-fPIC", "good.c", "-o", "good.so")
-    sh("gcc", "-shared", "-fPIC", "bad.c", "-o", "bad.so")
+        w.write(name, src)
+    w.run("gcc", "-c", "-fPIC", "shims.c", "-o", "shims.o")
+    w.run("ar", "rcs", "libshims.a", "shims.o")
+    w.run("gcc", "-rdynamic", "host.c", "-o", "host", "-Wl,--whole-archive", "libshims.a",
+          "-Wl,--no-whole-archive", "-ldl")
+    w.run("gcc", "-shared", "-fPIC", "good.c", "-o", "good.so")
+    w.run("gcc", "-shared", "-fPIC", "bad.c", "-o", "bad.so")
     host = os.path.join(d, "host")
 
     os.makedirs(os.path.join(d, "models", "sub"))
@@ -91,7 +81,7 @@ try:
             os.makedirs(os.path.dirname(out), exist_ok=True)
             with zipfile.ZipFile(pkg) as z, open(out, "wb") as f:
                 f.write(z.read(inside))
-            r = subprocess.run([host, out], capture_output=True, text=True)
+            r = harness.run([host, out], check=False)
             truth[pkg + "!" + inside] = "LOADED" in r.stdout
     expect("oracle: the good models load, the bad one does not",
            truth == {one + "!one/data/aotinductor/model/cgood.so": True,
@@ -101,7 +91,7 @@ try:
     env = dict(os.environ, TMPDIR=os.path.join(d, "no-such-dir"))
 
     def audit(*argv):
-        return subprocess.run([args.audit, *argv], capture_output=True, text=True, env=env, cwd=d)
+        return w.run(args.audit, *argv, check=False, env=env)
 
     def report(*plugins):
         r = audit("check", "--host", host, "--format", "json", *plugins)
@@ -165,8 +155,8 @@ try:
     # link --plugin takes the same: what every model in the package needs is
     # required of the link line, named by member. The line links no shims, so
     # the real linker's verdict does not matter; the required names do.
-    open(os.path.join(d, "main.c"), "w").write("int main(void) { return 0; }\n")
-    sh("gcc", "-c", "main.c", "-o", "main.o")
+    w.write("main.c", "int main(void) { return 0; }\n")
+    w.run("gcc", "-c", "main.c", "-o", "main.o")
     r = audit("link", "--no-driver-query", "--format", "json", "--plugin", two, "--",
               "gcc", "main.o", "-o", "runner")
     try:
@@ -200,8 +190,5 @@ try:
         r = audit("check", "--host", host, path)
         expect("%s exits 2" % name, r.returncode == 2, "rc=%d %s" % (r.returncode, r.stdout))
         expect("%s says why" % name, says in r.stderr, r.stderr)
-finally:
-    shutil.rmtree(d, ignore_errors=True)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.finish())

@@ -7,36 +7,28 @@ The LibTorch-linked build must instead fail: its libtorch*.so are not here.
 With --all, the models' other needs are checked against this machine: the
 models were built against glibc 2.38, so on an older glibc the audit must
 say "version `GLIBC_2.38' not found", as ld.so would."""
-import argparse
 import glob
 import json
 import os
 import platform
-import subprocess
 import sys
+import zipfile
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--audit", required=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+
+ap = harness.parser(__doc__, cases=False)
 ap.add_argument("--host", required=True)
 ap.add_argument("--models", required=True)
 ap.add_argument("--cuda", choices=["ON", "OFF"], required=True,
                 help="whether the host was built with the CUDA runtime")
 args = ap.parse_args()
-passed = failed = 0
-
-
-def expect(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s %s" % (name, detail))
+expect = harness.Checks()
 
 
 def check(*extra):
-    r = subprocess.run([args.audit, "check", "--host", args.host, "--format", "json", *extra],
-                       capture_output=True, text=True)
+    r = harness.run([args.audit, "check", "--host", args.host, "--format", "json", *extra],
+                    check=False)
     return r.returncode, json.loads(r.stdout) if r.stdout else None
 
 
@@ -82,9 +74,7 @@ for m in free:
 # The same models packed as aoti_compile_and_package packs them (a .pt2 zip
 # with the library in <name>/data/aotinductor/model/): each package must get
 # the verdict of its library, under the name PACKAGE.pt2!MEMBER.
-import tempfile
-import zipfile
-with tempfile.TemporaryDirectory() as d:
+with harness.scratch("aoti-real-models-") as d:
     for m in free:
         name = os.path.basename(os.path.dirname(m))
         pkg = os.path.join(d, name + ".pt2")
@@ -110,5 +100,4 @@ if linked:
     expect("libtorch-linked model fails here", rc == 1 and
            any(f["rule"] == "AOTI008" and "libtorch" in f["message"] for f in rep["findings"]),
            json.dumps(rep["findings"][:1]))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(expect.finish())

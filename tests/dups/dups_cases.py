@@ -21,52 +21,35 @@ linkers,
 
 Usage: dups_cases.py --audit PATH [--case NAME] [--list] [--keep]
 """
-import argparse
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+from harness import Failure, expect  # noqa: E402
 
 LINKERS = {
     "bfd": ["gcc", "-fuse-ld=bfd"],
     "lld": ["clang-19", "-fuse-ld=lld"],
 }
 
-CASES = []
+CASES = harness.Cases()
+case = CASES.add
 
 
-def case(fn):
-    CASES.append(fn)
-    return fn
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-class Build:
+class Build(harness.Workdir):
     """Compiles, archives, links and audits inside one case directory."""
 
     def __init__(self, audit, root):
-        self.audit, self.root = audit, root
-
-    def run(self, *cmd, check=True):
-        r = subprocess.run(list(cmd), cwd=self.root, capture_output=True, text=True)
-        if check and r.returncode != 0:
-            raise Failure("`%s` exited %d:\n%s%s" % (" ".join(cmd), r.returncode, r.stdout, r.stderr))
-        return r
+        super().__init__(root)
+        self.audit = audit
 
     def src(self, name, text):
-        with open(os.path.join(self.root, name), "w") as f:
-            f.write(text)
+        """Writes `name`; the name, relative to the case directory."""
+        self.write(name, text)
         return name
 
     def obj(self, name, text, *flags):
@@ -371,7 +354,7 @@ def two_shared_hit(b):
     expect(not d["latent"] and d["interposition"], d)
     agree(b, inputs, d)
     # Nothing failed; the loader silently picked the first one.
-    r = subprocess.run(["./a.out"], cwd=b.root, env=dict(os.environ, LD_LIBRARY_PATH="."))
+    r = b.run("./a.out", check=False, env=dict(os.environ, LD_LIBRARY_PATH="."))
     expect(r.returncode == 10, "expected libcpu.so's definition to win, exit %d" % r.returncode)
 
 
@@ -424,7 +407,7 @@ def strong_weak(b):
     expect(d["kind"] == "strong-weak" and d["severity"] == "warning" and d["rule"] == "AOTI102", d)
     expect(not d["latent"], d)
     agree(b, inputs, d)
-    r = subprocess.run(["./a.out"], cwd=b.root)
+    r = b.run("./a.out", check=False)
     expect(r.returncode == 2, "the strong definition did not win (exit %d)" % r.returncode)
     # Needing only the strong one's member: latent.
     inputs[0] = b.obj("main2", main_calling("aoti_torch_fast_only"))
@@ -685,7 +668,7 @@ def libtorch_clash(b):
     r = b.run("gcc", "-o", "host", main, "-Wl,--no-as-needed", "./torch/libtorch_cpu.so",
               "libaoti_shims.a", "-Wl,-rpath,$ORIGIN/torch", check=False)
     expect(r.returncode == 0, r.stderr)
-    run = subprocess.run(["./host"], cwd=b.root)
+    run = b.run("./host", check=False)
     expect(run.returncode == 20, "expected the archive's definition to serve main (exit %d)" % run.returncode)
     # A name LibTorch shares with no shim provider stays what it was.
     _, rep = b.dups("torch/libtorch_cpu.so", rc=0)
@@ -800,40 +783,26 @@ def baseline_fixed_duplicate(b):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit")
-    ap.add_argument("--case", action="append")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="keep the case directories")
+    ap = harness.parser(__doc__, audit_required=False)
     args = ap.parse_args()
     if args.list:
-        for c in CASES:
-            print(c.__name__)
-        return 0
+        return harness.list_cases(CASES)
     if not args.audit:
         ap.error("--audit is required")
-    selected = [c for c in CASES if not args.case or c.__name__ in args.case]
-    if args.case and len(selected) != len(args.case):
-        print("unknown case in %s" % args.case)
+    selected = harness.select(CASES, args.case)
+    if selected is None:
         return 2
     audit = os.path.abspath(args.audit)
-    passed = failed = 0
+    tally = harness.Tally()
     for c in selected:
-        root = tempfile.mkdtemp(prefix="dups-%s-" % c.__name__)
-        try:
-            c(Build(audit, root))
-            print("ok   %s: %s" % (c.__name__, c.__doc__.strip()))
-            passed += 1
-        except Failure as e:
-            print("FAIL %s: %s\n  %s" % (c.__name__, c.__doc__.strip(), str(e).replace("\n", "\n  ")))
-            failed += 1
-        finally:
-            if args.keep:
-                print("     kept %s" % root)
-            else:
-                shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+        with harness.scratch("dups-%s-" % c.__name__, keep=args.keep) as root:
+            try:
+                c(Build(audit, root))
+                problems = []
+            except Failure as e:
+                problems = [e]
+            tally.row(problems, "%s: %s" % (c.__name__, c.__doc__.strip()))
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -19,26 +19,26 @@ Needs a Ninja build tree (exit 77, a skip, for another generator).
 
 Usage: own_link_lines.py --audit PATH --build-dir DIR TARGET...
 """
-import argparse
 import collections
 import json
 import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
 
 
-def run(cmd, **kw):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+def run(cmd, cwd=None):
+    return harness.run(cmd, cwd=cwd, check=False)
 
 
 def link_command(build, target):
     p = run(["ninja", "-C", build, "-t", "commands", target])
     if p.returncode != 0 or not p.stdout.strip():
-        raise RuntimeError("ninja -t commands %s: %s" % (target, p.stderr))
+        raise harness.Failure("ninja -t commands %s: %s" % (target, p.stderr))
     line = p.stdout.strip().splitlines()[-1]
     # CMake's link rule: ": && CMD && :"
     line = re.sub(r"^:\s*&&\s*", "", line)
@@ -63,40 +63,36 @@ def unique_names(build, words):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--audit", required=True)
+    ap = harness.parser(__doc__, cases=False)
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("targets", nargs="+")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
     if not os.path.exists(os.path.join(build, "build.ninja")) or not shutil.which("ninja"):
         print("SKIP: %s is not a Ninja build tree" % build)
-        return 77
-    fails = []
+        return harness.SKIP
+    tally = harness.Tally()
 
-    def expect(cond, what):
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            fails.append(what)
+    def expect(cond, what, detail=""):
+        tally.row([] if cond else [detail or "not so"], what)
 
-    scratch = tempfile.mkdtemp(prefix="aoti-own-link-")
     unique_total = 0
-    try:
+    with harness.scratch("aoti-own-link-") as scratch:
         for t in args.targets:
             words = link_command(build, t)
             out = words.index("-o")
             relinked = list(words)
             relinked[out + 1] = os.path.join(scratch, t)
             p = run(relinked, cwd=build)
-            expect(p.returncode == 0, "%s: the real linker links ninja's line again%s" %
-                   (t, "" if p.returncode == 0 else ":\n" + p.stderr[-2000:]))
+            expect(p.returncode == 0, "%s: the real linker links ninja's line again" % t,
+                   p.stderr[-2000:])
             uniq = unique_names(build, words)
             unique_total += len(uniq)
             print("     %s: %d STB_GNU_UNIQUE name(s) defined in several objects (e.g. %s)" %
                   (t, len(uniq), uniq[0] if uniq else "-"))
             a = run([args.audit, "link", "--format", "json", "--ninja", build, t])
-            expect(a.returncode == 0, "%s: aoti-audit link --ninja exits 0 (got %d)%s" %
-                   (t, a.returncode, "" if a.returncode == 0 else ":\n" + a.stderr + a.stdout[:3000]))
+            expect(a.returncode == 0, "%s: aoti-audit link --ninja exits 0 (got %d)" %
+                   (t, a.returncode), a.stderr + a.stdout[:3000])
             try:
                 link = json.loads(a.stdout)["links"][0]
             except (ValueError, KeyError, IndexError):
@@ -109,10 +105,7 @@ def main():
                    (t, [m["symbol"] for m in link["multiple_definitions"]][:5], errors[:5]))
         expect(unique_total > 0, "the lines define %d STB_GNU_UNIQUE name(s) in several objects"
                % unique_total)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    print("%d failure(s)" % len(fails))
-    return 1 if fails else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -76,24 +76,12 @@ TOOLCHAINS = {
 }
 
 
-class Build:
+class Build(harness.Workdir):
     """Compiles and links inside one case directory."""
 
     def __init__(self, tc, root):
-        self.tc, self.root = tc, root
-
-    def path(self, name):
-        return os.path.join(self.root, name)
-
-    def write(self, name, text):
-        p = self.path(name)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w") as f:
-            f.write(text)
-        return p
-
-    def run(self, *cmd):
-        harness.run(cmd, cwd=self.root)
+        super().__init__(root)
+        self.tc = tc
 
     def obj(self, name, src, *flags):
         out = self.path(name)

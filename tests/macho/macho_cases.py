@@ -55,29 +55,19 @@ HOST_C = "int main(void) { return 0; }\n"
 SHIMS = ["_aoti_torch_get_sizes", "_aoti_torch_dtype_float32"]
 
 
-class Case:
+class Case(harness.Workdir):
     """A directory, the tools, and the fixtures to cross-check."""
 
     def __init__(self, root, name, args):
-        self.dir = os.path.join(root, name)
-        os.makedirs(self.dir)
+        super().__init__(os.path.join(root, name))
+        os.makedirs(self.root)
         self.args = args
         self.fixtures = []  # (path, arch) to cross-check
         self.archives = []
         self.tbd = self.write("libSystem.tbd", LIBSYSTEM_TBD)
 
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def write(self, name, text):
-        p = self.path(name)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w") as f:
-            f.write(text)
-        return p
-
     def sh(self, *cmd, ok=True):
-        return harness.run(cmd, cwd=self.dir, check=ok)
+        return self.run(*cmd, check=ok)
 
     def cc(self, name, source, arch="arm64", flags=(), version="11"):
         src = self.write(name + ".c", source)

@@ -14,7 +14,6 @@ inputs) are replayed the same way.
 
 Prints a line per failure and ends with "N passed, N failed".
 """
-import argparse
 import concurrent.futures
 import fnmatch
 import os
@@ -22,10 +21,11 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
 import elfmut  # noqa: E402
+import harness  # noqa: E402
 
 LIB_C = r"""
 int good_value = 42;
@@ -56,43 +56,35 @@ int AOTInductorModelContainerCreateWithDevice(void **c) { int d; return aoti_tor
 OBJ2_C = "int aoti_torch_other(void) { return 2; }\nstatic int local_fn(void) { return 3; }\nint use(void) { return local_fn(); }\n"
 
 
-def sh(*cmd, cwd):
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-
-
 def build_seeds(work, cc, clang):
     """Compiles the well-formed files everything else is mutated from."""
-    src = os.path.join(work, "src")
-    os.makedirs(src)
+    w = harness.Workdir(os.path.join(work, "src"))
+    src = w.root
     for name, text in (("lib.c", LIB_C), ("lib.map", LIB_MAP), ("plugin.c", PLUGIN_C),
                        ("host.c", HOST_C), ("obj2.c", OBJ2_C),
                        ("foreign.c", FOREIGN_C)):
-        with open(os.path.join(src, name), "w") as f:
-            f.write(text)
-    sh(cc, "-shared", "-fPIC", "-o", "libgood.so", "lib.c", "-Wl,--version-script=lib.map",
-       "-Wl,-soname,libgood.so", cwd=src)
-    sh(cc, "-shared", "-fPIC", "-o", "plugin.so", "plugin.c", "-L.", "-lgood", cwd=src)
-    sh(cc, "-o", "host", "host.c", "-rdynamic", "-L.", "-lgood", "-Wl,-rpath,$ORIGIN", cwd=src)
-    sh(cc, "-c", "-fPIC", "-o", "good.o", "lib.c", cwd=src)
-    sh(cc, "-c", "-fPIC", "-o", "obj2.o", "obj2.c", cwd=src)
-    sh("ar", "rcs", "libgood.a", "good.o", "obj2.o", cwd=src)
-    sh("ar", "rcsT", "libthin.a", "good.o", "obj2.o", cwd=src)
+        w.write(name, text)
+    w.run(cc, "-shared", "-fPIC", "-o", "libgood.so", "lib.c", "-Wl,--version-script=lib.map",
+          "-Wl,-soname,libgood.so")
+    w.run(cc, "-shared", "-fPIC", "-o", "plugin.so", "plugin.c", "-L.", "-lgood")
+    w.run(cc, "-o", "host", "host.c", "-rdynamic", "-L.", "-lgood", "-Wl,-rpath,$ORIGIN")
+    w.run(cc, "-c", "-fPIC", "-o", "good.o", "lib.c")
+    w.run(cc, "-c", "-fPIC", "-o", "obj2.o", "obj2.c")
+    w.run("ar", "rcs", "libgood.a", "good.o", "obj2.o")
+    w.run("ar", "rcsT", "libthin.a", "good.o", "obj2.o")
     # A plugin that needs a library only found through a symlink loop.
-    with open(os.path.join(src, "loop.c"), "w") as f:
-        f.write("int loop_fn(void) { return 0; }\n")
-    with open(os.path.join(src, "needsloop.c"), "w") as f:
-        f.write("extern int loop_fn(void);\nint needs(void) { return loop_fn(); }\n")
-    sh(cc, "-shared", "-fPIC", "-o", "libloop.so", "loop.c", cwd=src)
-    sh(cc, "-shared", "-fPIC", "-o", "needsloop.so", "needsloop.c", "-L.", "-lloop", cwd=src)
-    os.remove(os.path.join(src, "libloop.so"))
+    w.write("loop.c", "int loop_fn(void) { return 0; }\n")
+    w.write("needsloop.c", "extern int loop_fn(void);\nint needs(void) { return loop_fn(); }\n")
+    w.run(cc, "-shared", "-fPIC", "-o", "libloop.so", "loop.c")
+    w.run(cc, "-shared", "-fPIC", "-o", "needsloop.so", "needsloop.c", "-L.", "-lloop")
+    os.remove(w.path("libloop.so"))
     others = {}
     if clang:
         for tag, target in (("i386", "i386-linux-gnu"), ("aarch64", "aarch64-linux-gnu"),
                             ("ppc64be", "powerpc64-linux-gnu")):
             out = os.path.join(src, f"other-{tag}.so")
-            r = subprocess.run([clang, f"--target={target}", "-nostdlib", "-fuse-ld=lld",
-                                "-shared", "-fPIC", "-o", out, "foreign.c"], cwd=src,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            r = w.run(clang, f"--target={target}", "-nostdlib", "-fuse-ld=lld",
+                      "-shared", "-fPIC", "-o", out, "foreign.c", check=False)
             if r.returncode == 0:
                 others[tag] = out
     return src, others
@@ -140,15 +132,15 @@ def make_corpus(work, src, others, extra_models):
         os.makedirs(d)
         with open(os.path.join(d, "bad.o"), "wb") as f:
             f.write(mdata)
-        sh("ar", "rcS", os.path.join(corpus, f"member-{mname}.a"), "bad.o", cwd=d)
+        harness.run(["ar", "rcS", os.path.join(corpus, f"member-{mname}.a"), "bad.o"], cwd=d)
         files.append((os.path.join(corpus, f"member-{mname}.a"), "archive"))
     # Thin archives whose members are missing or are directories.
     d = os.path.join(work, "thin")
     os.makedirs(d)
     shutil.copy(os.path.join(src, "good.o"), d)
     shutil.copy(os.path.join(src, "obj2.o"), d)
-    sh("ar", "rcsT", "thin-missing.a", "good.o", "obj2.o", cwd=d)
-    sh("ar", "rcsT", "thin-dir.a", "good.o", "obj2.o", cwd=d)
+    harness.run(["ar", "rcsT", "thin-missing.a", "good.o", "obj2.o"], cwd=d)
+    harness.run(["ar", "rcsT", "thin-dir.a", "good.o", "obj2.o"], cwd=d)
     os.remove(os.path.join(d, "obj2.o"))
     os.remove(os.path.join(d, "good.o"))
     os.makedirs(os.path.join(d, "good.o"))
@@ -270,8 +262,7 @@ def is_known(known, label, name):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--audit", required=True)
+    p = harness.parser(__doc__, cases=False)
     p.add_argument("--run", help="aoti-run (optional)")
     p.add_argument("--model", action="append", default=[],
                    help="a model-like plugin to mutate as well (optional)")
@@ -287,11 +278,7 @@ def main():
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
 
-    work = args.keep or tempfile.mkdtemp(prefix="aoti-malformed-")
-    if args.keep:
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
-    try:
+    with harness.scratch("aoti-malformed-", at=args.keep) as work:
         src, others = build_seeds(work, args.cc, args.clang)
         files = make_corpus(work, src, others, args.model)
         if args.regressions and os.path.isdir(args.regressions):
@@ -312,33 +299,27 @@ def main():
         print(f"{len(files)} malformed files, {len(jobs)} runs", flush=True)
         known = load_known_issues(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                "known_issues.txt"))
-        passed = failed = silent = xfail = 0
+        expect = harness.Checks()
+        silent = xfail = 0
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             futs = {pool.submit(runner.run_one, label, argv, names, cwd, env): (path, label, argv)
                     for path, label, argv, names, env in jobs}
             for fut in concurrent.futures.as_completed(futs):
                 path, label, argv = futs[fut]
                 why = fut.result()
-                if why is None:
-                    passed += 1
-                elif why == "silent":
-                    passed += 1
+                name = os.path.basename(path)
+                if why == "silent":
                     silent += 1
                     if args.verbose:
-                        print(f"silent {label} {os.path.basename(path)}")
-                elif is_known(known, label, os.path.basename(path)):
+                        print(f"silent {label} {name}")
+                if why not in (None, "silent") and is_known(known, label, name):
                     xfail += 1
-                    print(f"XFAIL {label} {os.path.basename(path)}: {why.splitlines()[0]}", flush=True)
-                else:
-                    failed += 1
-                    print(f"FAIL {label} {os.path.basename(path)}: {why}", flush=True)
+                    print(f"XFAIL {label} {name}: {why.splitlines()[0]}", flush=True)
+                    continue
+                expect(f"{label} {name}", why in (None, "silent"), (why or "").rstrip())
         print(f"({silent} of the passes exit 0 without naming the file; "
               f"{xfail} known issues, not counted: known_issues.txt)")
-        print(f"{passed} passed, {failed} failed")
-        return 0 if failed == 0 else 1
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+        return expect.finish()
 
 
 if __name__ == "__main__":

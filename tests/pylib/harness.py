@@ -12,7 +12,11 @@ oracle; this module holds the rest, once:
   skip_unless(tools)      SKIP and exit status 77 (the tests' SKIP_RETURN_CODE)
                           when a tool is not on PATH
   scratch(prefix, keep)   a temporary directory, removed unless kept
+                          (or a directory the user named, kept)
+  list_cases(cases, line) --list: a line a case, exit status 0
   run(cmd, cwd)           a command whose failure is a Failure
+  expect(cond, what)      a Failure unless `cond`: a case's expectation
+  Workdir                 one case's directory: write sources, run commands
   Tally                   "ok  "/"FAIL" rows, their problems, the exit status
   Checks                  named expectations counted for a summary line
   Cases                   the @case decorator's list
@@ -27,6 +31,7 @@ build directory and by hand:
 """
 import argparse
 import contextlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -66,6 +71,13 @@ def select(cases, names, name_of=lambda c: c.__name__):
     return [c for c in cases if name_of(c) in names]
 
 
+def list_cases(cases, line=lambda c: c.__name__):
+    """What --list prints: `line(case)` for each case; the exit status."""
+    for c in cases:
+        print(line(c))
+    return 0
+
+
 def missing_tools(tools):
     """The tools not on PATH. An entry may be a tuple of alternatives."""
     missing = []
@@ -86,9 +98,16 @@ def skip_unless(tools):
 
 
 @contextlib.contextmanager
-def scratch(prefix, keep=False):
+def scratch(prefix, keep=False, at=None):
     """A temporary directory, removed afterwards unless `keep` (a bool, or a
-    function asked at the end: keep it when a case failed) says otherwise."""
+    function asked at the end: keep it when a case failed) says otherwise.
+    With `at` (a path the user chose to look into afterwards), that
+    directory instead, emptied first and always kept."""
+    if at:
+        shutil.rmtree(at, ignore_errors=True)
+        os.makedirs(at)
+        yield at
+        return
     d = tempfile.mkdtemp(prefix=prefix)
     try:
         yield d
@@ -107,6 +126,34 @@ def run(cmd, cwd=None, check=True, env=None):
     if check and p.returncode != 0:
         raise Failure("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
     return p
+
+
+def expect(cond, what):
+    """A case's expectation: a Failure saying `what` unless `cond`."""
+    if not cond:
+        raise Failure(what)
+
+
+class Workdir:
+    """One case's directory: the sources written into it and the commands
+    run in it (a failed command is a Failure)."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def path(self, name):
+        return os.path.join(self.root, name)
+
+    def write(self, name, text):
+        """Writes `text` to `name` (its directories made); the full path."""
+        p = self.path(name)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def run(self, *cmd, check=True, env=None):
+        return run(cmd, cwd=self.root, check=check, env=env)
 
 
 class Tally:
@@ -129,6 +176,11 @@ class Tally:
 
     def status(self):
         return 1 if self.failed else 0
+
+    def finish(self):
+        """Prints the counts; the exit status."""
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        return self.status()
 
 
 class Checks:

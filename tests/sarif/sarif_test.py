@@ -19,14 +19,14 @@ line, with its default level, and the help text of its docs/rules page.
 
 Usage: sarif_test.py --audit PATH [--case NAME] [--list] [--keep]
 """
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+import harness  # noqa: E402
+from harness import Failure, expect  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "sarif-schema-2.1.0.json")
@@ -54,35 +54,11 @@ int model_run(void) { long *s; return aoti_torch_get_sizes(0, &s) + aoti_torch_d
 """
 
 
-class Failure(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-class Tree:
+class Tree(harness.Workdir):
     """One case's directory: writes sources, compiles, links, archives."""
 
-    def __init__(self, root):
-        self.root = root
-
-    def p(self, name):
-        return os.path.join(self.root, name)
-
-    def run(self, *cmd):
-        r = subprocess.run(list(cmd), cwd=self.root, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise Failure("`%s` exited %d:\n%s%s" % (" ".join(cmd), r.returncode, r.stdout, r.stderr))
-
-    def src(self, name, text):
-        path = self.p(name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-        return path
+    p = harness.Workdir.path
+    src = harness.Workdir.write
 
     def obj(self, name, text, *flags):
         out = self.p(name)
@@ -280,12 +256,12 @@ def link_line(t):
 # --- checking -------------------------------------------------------------------
 
 def load_validator():
+    """The SARIF 2.1.0 schema's validator; None (a skip) without jsonschema."""
     try:
         import jsonschema
     except ImportError:
-        print("sarif_test.py: Python's jsonschema is not installed "
-              "(Debian: python3-jsonschema); skipping", file=sys.stderr)
-        sys.exit(77)
+        print("SKIP: Python's jsonschema is not installed (Debian: python3-jsonschema)")
+        return None
     with open(SCHEMA) as f:
         schema = json.load(f)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft4Validator)
@@ -378,7 +354,7 @@ def dups_findings(report):
 
 
 def run_audit(audit, command, args, fmt, cwd):
-    r = subprocess.run([audit, command, "--format", fmt] + args, cwd=cwd, capture_output=True, text=True)
+    r = harness.run([audit, command, "--format", fmt] + args, cwd=cwd, check=False)
     if r.returncode not in (0, 1):
         raise Failure("aoti-audit %s --format %s exited %d: %s" % (command, fmt, r.returncode, r.stderr))
     try:
@@ -408,18 +384,17 @@ def run_case(audit, validator, rule_lines, name, rule, command, build, root):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--audit", required=True)
-    ap.add_argument("--case")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="keep the case directories")
+    ap = harness.parser(__doc__)
     a = ap.parse_args()
     a.audit = os.path.abspath(a.audit)
     if a.list:
-        for name, rule, command, fn in CASES:
-            print("%-22s %s %-5s %s" % (name, rule, command, fn.__doc__))
-        return 0
+        return harness.list_cases(CASES, lambda c: "%-22s %s %-5s %s" % (c[0], c[1], c[2], c[3].__doc__))
+    cases = harness.select(CASES, a.case, name_of=lambda c: c[0])
+    if cases is None:
+        return 2
     validator = load_validator()
+    if validator is None:
+        return harness.SKIP
     # The schema is in force: a log that breaks it is rejected.
     bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
                                          "results": [{"message": {"text": "m"}, "level": "fatal",
@@ -427,31 +402,23 @@ def main():
     if not list(validator.iter_errors(bad)):
         print("FAIL the validator accepts an invalid log")
         return 1
-    r = subprocess.run([a.audit, "rules"], capture_output=True, text=True, check=True)
+    r = harness.run([a.audit, "rules"])
     rule_lines = []
     for line in r.stdout.splitlines():
         parts = line.split()
         rule_lines.append((parts[0], parts[1], parts[2].strip("[]")))
 
-    failed = 0
-    top = tempfile.mkdtemp(prefix="aoti-sarif-")
-    for name, rule, command, fn in CASES:
-        if a.case and a.case != name:
-            continue
-        root = os.path.join(top, name)
-        os.makedirs(root)
-        try:
-            n = run_case(a.audit, validator, rule_lines, name, rule, command, fn, root)
-            print("PASS %-22s %s (%d result(s), schema-valid)" % (name, rule, n))
-        except Failure as e:
-            failed += 1
-            print("FAIL %-22s %s: %s" % (name, rule, e))
-    if a.keep:
-        print("cases kept in", top)
-    else:
-        shutil.rmtree(top, ignore_errors=True)
-    print("%d case(s) failed" % failed if failed else "all cases passed")
-    return 1 if failed else 0
+    tally = harness.Tally()
+    with harness.scratch("aoti-sarif-", keep=a.keep) as top:
+        for name, rule, command, fn in cases:
+            root = os.path.join(top, name)
+            os.makedirs(root)
+            try:
+                n = run_case(a.audit, validator, rule_lines, name, rule, command, fn, root)
+                tally.row([], "%-22s %s (%d result(s), schema-valid)" % (name, rule, n))
+            except Failure as e:
+                tally.row([e], "%-22s %s" % (name, rule))
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <thread>
 #include <vector>
 
@@ -320,61 +321,90 @@ unsigned expectKernelMatches(const Case &c, ops::AttentionKernel kernel) {
   return loads;
 }
 
-constexpr ops::AttentionKernel kKernels[] = {
-    ops::AttentionKernel::TiledRows64, ops::AttentionKernel::TiledRows32,
-    ops::AttentionKernel::Chunked, ops::AttentionKernel::PerKey};
+} // namespace
 
-TEST(AttentionKernelEmulation, EveryPerLaneAndDtype) {
+// How GoogleTest prints a kernel parameter (in the test listing, and so in
+// the ctest names, and in failures): by the AOTI_SHIMS_CUDA_ATTENTION value
+// that forces it. Found by argument-dependent lookup, hence the namespace.
+namespace aoti::shims::ops {
+void PrintTo(AttentionKernel kernel, std::ostream *os) { *os << nameOf(kernel); }
+} // namespace aoti::shims::ops
+
+namespace {
+
+// The instance's name: the kernel's enumerator.
+std::string kernelInstanceName(
+    const testing::TestParamInfo<ops::AttentionKernel> &info) {
+  switch (info.param) {
+  case ops::AttentionKernel::TiledRows64:
+    return "TiledRows64";
+  case ops::AttentionKernel::TiledRows32:
+    return "TiledRows32";
+  case ops::AttentionKernel::Chunked:
+    return "Chunked";
+  case ops::AttentionKernel::PerKey:
+    return "PerKey";
+  }
+  return "Unknown";
+}
+
+// Each test runs once per kernel (GetParam()).
+class AttentionKernelEmulation
+    : public testing::TestWithParam<ops::AttentionKernel> {};
+
+INSTANTIATE_TEST_SUITE_P(EveryKernel, AttentionKernelEmulation,
+                         testing::Values(ops::AttentionKernel::TiledRows64,
+                                         ops::AttentionKernel::TiledRows32,
+                                         ops::AttentionKernel::Chunked,
+                                         ops::AttentionKernel::PerKey),
+                         kernelInstanceName);
+
+TEST_P(AttentionKernelEmulation, EveryPerLaneAndDtype) {
   // PerLane 1, 4 (80: not a multiple of 32) and 8 (256: 19-key tiles) in
   // float32; PerLane 2 in the half types.
   const std::pair<Dtype, int64_t> cases[] = {
       {Dtype::Float32, 16}, {Dtype::Float32, 80}, {Dtype::Float32, 256},
       {Dtype::Float16, 64}, {Dtype::BFloat16, 64}};
-  for (ops::AttentionKernel kernel : kKernels)
-    for (auto [dtype, e] : cases) {
-      Case c;
-      c.dtype = dtype;
-      c.E = e;
-      c.Ev = e;
-      expectKernelMatches(c, kernel);
-    }
-}
-
-TEST(AttentionKernelEmulation, CausalBothAlignmentsAndPaddedLogsumexp) {
-  for (ops::AttentionKernel kernel : kKernels) {
+  for (auto [dtype, e] : cases) {
     Case c;
-    c.Lq = 19; // three blocks, the last with 5 idle warps
-    c.causal = true;
-    c.lseRows = 32; // the efficient kernel's padding: +inf
-    expectKernelMatches(c, kernel);
-    c.Lq = 12;
-    c.Lk = 5;
-    c.causalOffset = c.Lk - c.Lq; // flash's bottom-right: 7 empty rows
-    c.lseRows = 0;
-    expectKernelMatches(c, kernel);
+    c.dtype = dtype;
+    c.E = e;
+    c.Ev = e;
+    expectKernelMatches(c, GetParam());
   }
 }
 
-TEST(AttentionKernelEmulation, MasksGroupedHeadsAndValueDims) {
-  for (ops::AttentionKernel kernel : kKernels) {
-    Case c;
-    c.B = 2;
-    c.H = 2;
-    c.Hk = 1;
-    c.Lk = 70; // two tiles of 64 keys, the second partial
-    c.E = 32;
-    c.Ev = 48;
-    c.maskSizes = {2, 1, 8, 70};
-    expectKernelMatches(c, kernel);
-    c.maskSizes = {8, 70};
-    c.maskDtype = Dtype::Float32;
-    c.causal = true;
-    expectKernelMatches(c, kernel);
-    c.maskSizes = {2, 1, 1, 70};
-    c.maskDtype = Dtype::Bool;
-    c.layout = Layout::Gapped;
-    expectKernelMatches(c, kernel);
-  }
+TEST_P(AttentionKernelEmulation, CausalBothAlignmentsAndPaddedLogsumexp) {
+  Case c;
+  c.Lq = 19; // three blocks, the last with 5 idle warps
+  c.causal = true;
+  c.lseRows = 32; // the efficient kernel's padding: +inf
+  expectKernelMatches(c, GetParam());
+  c.Lq = 12;
+  c.Lk = 5;
+  c.causalOffset = c.Lk - c.Lq; // flash's bottom-right: 7 empty rows
+  c.lseRows = 0;
+  expectKernelMatches(c, GetParam());
+}
+
+TEST_P(AttentionKernelEmulation, MasksGroupedHeadsAndValueDims) {
+  Case c;
+  c.B = 2;
+  c.H = 2;
+  c.Hk = 1;
+  c.Lk = 70; // two tiles of 64 keys, the second partial
+  c.E = 32;
+  c.Ev = 48;
+  c.maskSizes = {2, 1, 8, 70};
+  expectKernelMatches(c, GetParam());
+  c.maskSizes = {8, 70};
+  c.maskDtype = Dtype::Float32;
+  c.causal = true;
+  expectKernelMatches(c, GetParam());
+  c.maskSizes = {2, 1, 1, 70};
+  c.maskDtype = Dtype::Bool;
+  c.layout = Layout::Gapped;
+  expectKernelMatches(c, GetParam());
 }
 
 // --- The tiled kernel's edges --------------------------------------------
@@ -383,120 +413,115 @@ TEST(AttentionKernelEmulation, MasksGroupedHeadsAndValueDims) {
 // bucket on each side of its limit, and both load paths (float4 and per
 // element), for both tile heights.
 
-constexpr ops::AttentionKernel kTiledKernels[] = {
-    ops::AttentionKernel::TiledRows64, ops::AttentionKernel::TiledRows32};
+class TiledKernelEmulation : public AttentionKernelEmulation {};
+
+INSTANTIATE_TEST_SUITE_P(TileHeights, TiledKernelEmulation,
+                         testing::Values(ops::AttentionKernel::TiledRows64,
+                                         ops::AttentionKernel::TiledRows32),
+                         kernelInstanceName);
+
 constexpr unsigned kAllVector = 7; // query, key and value take float4
 
-TEST(AttentionKernelEmulation, TiledRowAndKeyTileEdges) {
-  for (ops::AttentionKernel tiled : kTiledKernels) {
-    const std::pair<int64_t, int64_t> lengths[] = {
-        {1, 1}, {1, 70}, {65, 1}, {64, 64}, {70, 129}, {130, 65}};
-    for (auto [lq, lk] : lengths)
-      for (bool aligned : {true, false}) {
-        Case c;
-        c.Lq = lq;
-        c.Lk = lk;
-        c.layout = aligned ? Layout::Contiguous : Layout::Gapped;
-        c.offset = aligned ? 0 : 3;
-        EXPECT_EQ(expectKernelMatches(c, tiled), aligned ? kAllVector : 0u);
-      }
-  }
-}
-
-TEST(AttentionKernelEmulation, TiledHeadDimBucketEdges) {
-  for (ops::AttentionKernel tiled : kTiledKernels) {
-    // (E, Ev): each bucket's limit and one past it (32, 64, 128, 256), dims
-    // that are not a multiple of 4 (per-element loads, zero padding), and a
-    // bucket chosen by Ev alone or by E alone.
-    const std::pair<int64_t, int64_t> dims[] = {
-        {32, 32}, {33, 33}, {64, 64}, {65, 65}, {128, 128},
-        {129, 129}, {256, 256}, {6, 6}, {32, 100}, {100, 16}};
-    for (auto [e, ev] : dims) {
+TEST_P(TiledKernelEmulation, RowAndKeyTileEdges) {
+  const std::pair<int64_t, int64_t> lengths[] = {
+      {1, 1}, {1, 70}, {65, 1}, {64, 64}, {70, 129}, {130, 65}};
+  for (auto [lq, lk] : lengths)
+    for (bool aligned : {true, false}) {
       Case c;
-      c.Lq = 70;
-      c.Lk = 70;
-      c.E = e;
-      c.Ev = ev;
-      c.layout = Layout::Contiguous;
-      c.offset = 4;
-      const unsigned loads = expectKernelMatches(c, tiled);
-      EXPECT_EQ(loads & 3u, e % 4 == 0 ? 3u : 0u) << "E " << e;
-      EXPECT_EQ(loads & 4u, ev % 4 == 0 ? 4u : 0u) << "Ev " << ev;
+      c.Lq = lq;
+      c.Lk = lk;
+      c.layout = aligned ? Layout::Contiguous : Layout::Gapped;
+      c.offset = aligned ? 0 : 3;
+      EXPECT_EQ(expectKernelMatches(c, GetParam()), aligned ? kAllVector : 0u);
     }
-  }
 }
 
-TEST(AttentionKernelEmulation, TiledCausalAlignmentsAndPadding) {
-  for (ops::AttentionKernel tiled : kTiledKernels) {
-    struct {
-      int64_t lq, lk, lseRows;
-      bool bottomRight;
-    } cases[] = {
-        {70, 130, 96, false}, // top-left, more keys than queries
-        {130, 70, 160, false}, // top-left, more queries: rows past 70 see all
-        {70, 130, 0, true},   // bottom-right: every row sees 60 more keys
-        {130, 70, 0, true},   // bottom-right: the first 60 rows see none
-        {60, 60, 96, false},  // a block of logsumexp padding alone
-    };
-    for (const auto &k : cases) {
-      Case c;
-      c.Lq = k.lq;
-      c.Lk = k.lk;
-      c.causal = true;
-      c.causalOffset = k.bottomRight ? k.lk - k.lq : 0;
-      c.lseRows = k.lseRows;
-      c.layout = Layout::Transposed;
-      c.offset = 0;
-      expectKernelMatches(c, tiled);
-    }
-  }
-}
-
-TEST(AttentionKernelEmulation, TiledMasksGroupedHeadsAndScale) {
-  for (ops::AttentionKernel tiled : kTiledKernels) {
+TEST_P(TiledKernelEmulation, HeadDimBucketEdges) {
+  // (E, Ev): each bucket's limit and one past it (32, 64, 128, 256), dims
+  // that are not a multiple of 4 (per-element loads, zero padding), and a
+  // bucket chosen by Ev alone or by E alone.
+  const std::pair<int64_t, int64_t> dims[] = {
+      {32, 32}, {33, 33}, {64, 64}, {65, 65}, {128, 128},
+      {129, 129}, {256, 256}, {6, 6}, {32, 100}, {100, 16}};
+  for (auto [e, ev] : dims) {
     Case c;
-    c.B = 1;
-    c.H = 4;
-    c.Hk = 2; // grouped-query: two query heads per key/value head
-    c.Lq = 66;
-    c.Lk = 67;
-    c.E = 32;
-    c.Ev = 32;
+    c.Lq = 70;
+    c.Lk = 70;
+    c.E = e;
+    c.Ev = ev;
+    c.layout = Layout::Contiguous;
+    c.offset = 4;
+    const unsigned loads = expectKernelMatches(c, GetParam());
+    EXPECT_EQ(loads & 3u, e % 4 == 0 ? 3u : 0u) << "E " << e;
+    EXPECT_EQ(loads & 4u, ev % 4 == 0 ? 4u : 0u) << "Ev " << ev;
+  }
+}
+
+TEST_P(TiledKernelEmulation, CausalAlignmentsAndPadding) {
+  struct {
+    int64_t lq, lk, lseRows;
+    bool bottomRight;
+  } cases[] = {
+      {70, 130, 96, false}, // top-left, more keys than queries
+      {130, 70, 160, false}, // top-left, more queries: rows past 70 see all
+      {70, 130, 0, true},   // bottom-right: every row sees 60 more keys
+      {130, 70, 0, true},   // bottom-right: the first 60 rows see none
+      {60, 60, 96, false},  // a block of logsumexp padding alone
+  };
+  for (const auto &k : cases) {
+    Case c;
+    c.Lq = k.lq;
+    c.Lk = k.lk;
+    c.causal = true;
+    c.causalOffset = k.bottomRight ? k.lk - k.lq : 0;
+    c.lseRows = k.lseRows;
     c.layout = Layout::Transposed;
     c.offset = 0;
-    c.maskSizes = {1, 4, 66, 67}; // full rank, boolean
-    expectKernelMatches(c, tiled);
-    c.maskSizes = {66, 67}; // float, broadcast over batch and heads
-    c.maskDtype = Dtype::Float32;
-    c.causal = true;
-    expectKernelMatches(c, tiled);
-    c.B = 2;
-    c.H = 2;
-    c.Hk = 1; // multi-query
-    c.maskSizes = {2, 1, 1, 67}; // a padding mask
-    c.maskDtype = Dtype::Bool;
-    c.causal = false;
-    c.scale = 0.3;
-    expectKernelMatches(c, tiled);
+    expectKernelMatches(c, GetParam());
   }
 }
 
-TEST(AttentionKernelEmulation, TiledHalfTypesOnBothLoadPaths) {
-  for (ops::AttentionKernel tiled : kTiledKernels) {
-    for (Dtype dtype : {Dtype::Float16, Dtype::BFloat16})
-      for (bool aligned : {true, false}) {
-        Case c;
-        c.dtype = dtype;
-        c.Lq = 65;
-        c.Lk = 80;
-        c.E = 128;
-        c.Ev = 128;
-        c.layout = aligned ? Layout::Transposed : Layout::Gapped;
-        c.offset = aligned ? 4 : 1;
-        c.causal = !aligned;
-        EXPECT_EQ(expectKernelMatches(c, tiled), aligned ? kAllVector : 0u);
-      }
-  }
+TEST_P(TiledKernelEmulation, MasksGroupedHeadsAndScale) {
+  Case c;
+  c.B = 1;
+  c.H = 4;
+  c.Hk = 2; // grouped-query: two query heads per key/value head
+  c.Lq = 66;
+  c.Lk = 67;
+  c.E = 32;
+  c.Ev = 32;
+  c.layout = Layout::Transposed;
+  c.offset = 0;
+  c.maskSizes = {1, 4, 66, 67}; // full rank, boolean
+  expectKernelMatches(c, GetParam());
+  c.maskSizes = {66, 67}; // float, broadcast over batch and heads
+  c.maskDtype = Dtype::Float32;
+  c.causal = true;
+  expectKernelMatches(c, GetParam());
+  c.B = 2;
+  c.H = 2;
+  c.Hk = 1; // multi-query
+  c.maskSizes = {2, 1, 1, 67}; // a padding mask
+  c.maskDtype = Dtype::Bool;
+  c.causal = false;
+  c.scale = 0.3;
+  expectKernelMatches(c, GetParam());
+}
+
+TEST_P(TiledKernelEmulation, HalfTypesOnBothLoadPaths) {
+  for (Dtype dtype : {Dtype::Float16, Dtype::BFloat16})
+    for (bool aligned : {true, false}) {
+      Case c;
+      c.dtype = dtype;
+      c.Lq = 65;
+      c.Lk = 80;
+      c.E = 128;
+      c.Ev = 128;
+      c.layout = aligned ? Layout::Transposed : Layout::Gapped;
+      c.offset = aligned ? 4 : 1;
+      c.causal = !aligned;
+      EXPECT_EQ(expectKernelMatches(c, GetParam()), aligned ? kAllVector : 0u);
+    }
 }
 
 } // namespace

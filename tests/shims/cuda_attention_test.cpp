@@ -12,7 +12,7 @@
 // byte for byte (cudaMemcpy of the test's own storage), so the kernel reads
 // exactly the layout the test built. Skips without a CUDA device.
 //
-// Run: build/bin/shims_cuda_test --gtest_filter='CudaAttention*'
+// Run: build/bin/shims_cuda_test --gtest_filter='*CudaAttention*'
 //
 //===----------------------------------------------------------------------===//
 #include "attention_test_util.h"
@@ -21,8 +21,10 @@
 #include <algorithm>
 #include <cuda_runtime_api.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <string>
 
 using namespace aoti::test;
 using namespace aoti::test::attention;
@@ -47,6 +49,35 @@ protected:
     CudaDeviceTest::TearDown();
   }
 };
+
+// CudaAttention under the kernel that AOTI_SHIMS_CUDA_ATTENTION=GetParam()
+// forces for the whole test.
+class CudaAttentionForcedKernel
+    : public CudaAttention,
+      public testing::WithParamInterface<const char *> {
+protected:
+  void SetUp() override {
+    CudaAttention::SetUp();
+    setenv("AOTI_SHIMS_CUDA_ATTENTION", GetParam(), 1);
+  }
+};
+
+// The instance's name: the variable's value in camel case ("tiled-64" ->
+// "Tiled64").
+std::string kernelInstanceName(
+    const testing::TestParamInfo<const char *> &info) {
+  std::string name;
+  bool upper = true;
+  for (const char *ch = info.param; *ch; ++ch) {
+    if (*ch == '-') {
+      upper = true;
+      continue;
+    }
+    name += upper ? static_cast<char>(std::toupper(*ch)) : *ch;
+    upper = false;
+  }
+  return name;
+}
 
 // Sets an environment variable for a scope.
 class ScopedEnv {
@@ -553,120 +584,109 @@ void expectSameCasesMatch() {
   }
 }
 
-// The simpler per-key kernel (AOTI_SHIMS_CUDA_ATTENTION=per-key).
-TEST_F(CudaAttention, PerKeyKernelOnTheSameCases) {
-  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "per-key");
-  expectSameCasesMatch();
-}
+class CudaAttentionOtherKernel : public CudaAttentionForcedKernel {};
 
-// The warp-per-row kernel (AOTI_SHIMS_CUDA_ATTENTION=row), the default
-// before the tiled one.
-TEST_F(CudaAttention, RowKernelOnTheSameCases) {
-  ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "row");
-  expectSameCasesMatch();
-}
+TEST_P(CudaAttentionOtherKernel, SameCasesMatch) { expectSameCasesMatch(); }
+
+// The simpler per-key kernel (per-key) and the warp-per-row kernel (row),
+// the default before the tiled one.
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaAttentionOtherKernel,
+                         testing::Values("per-key", "row"),
+                         kernelInstanceName);
 
 // --- The tiled kernel's edges (the default kernel) ----------------------
 // Its blocks take 64 or 32 query rows (the launcher picks by grid size;
-// these tests force each with AOTI_SHIMS_CUDA_ATTENTION=tiled-64/tiled-32)
-// and walk keys in tiles of 64 (32 above head dim 64); operands with a unit
-// last stride and aligned rows take float4 loads, the others are read
-// element by element.
-constexpr const char *kTileHeights[] = {"tiled-64", "tiled-32"};
+// these tests run under each, forced with AOTI_SHIMS_CUDA_ATTENTION=tiled-64
+// and tiled-32) and walk keys in tiles of 64 (32 above head dim 64);
+// operands with a unit last stride and aligned rows take float4 loads, the
+// others are read element by element.
+class CudaAttentionTiled : public CudaAttentionForcedKernel {};
 
-TEST_F(CudaAttention, TiledRowAndKeyTileEdges) {
-  for (const char *height : kTileHeights) {
-    ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", height);
-    SCOPED_TRACE(height);
-    const std::pair<int64_t, int64_t> lengths[] = {
-        {1, 1}, {1, 130}, {130, 1}, {64, 64}, {65, 63}, {129, 65}};
-    for (Variant v : kVariants)
-      for (auto [lq, lk] : lengths)
-        for (Layout layout : {Layout::Contiguous, Layout::Gapped}) {
-          Case c;
-          c.Lq = lq;
-          c.Lk = lk;
-          c.layout = layout;
-          c.offset = layout == Layout::Contiguous ? 0 : 7;
-          c.causal = lq == 129; // also bottom-right (flash) with Lq > Lk
-          expectMatches(v, c);
-        }
-  }
+INSTANTIATE_TEST_SUITE_P(TileHeights, CudaAttentionTiled,
+                         testing::Values("tiled-64", "tiled-32"),
+                         kernelInstanceName);
+
+TEST_P(CudaAttentionTiled, RowAndKeyTileEdges) {
+  const std::pair<int64_t, int64_t> lengths[] = {
+      {1, 1}, {1, 130}, {130, 1}, {64, 64}, {65, 63}, {129, 65}};
+  for (Variant v : kVariants)
+    for (auto [lq, lk] : lengths)
+      for (Layout layout : {Layout::Contiguous, Layout::Gapped}) {
+        Case c;
+        c.Lq = lq;
+        c.Lk = lk;
+        c.layout = layout;
+        c.offset = layout == Layout::Contiguous ? 0 : 7;
+        c.causal = lq == 129; // also bottom-right (flash) with Lq > Lk
+        expectMatches(v, c);
+      }
 }
 
-TEST_F(CudaAttention, TiledHeadDimBucketEdges) {
-  for (const char *height : kTileHeights) {
-    ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", height);
-    SCOPED_TRACE(height);
-    // Each bucket's limit and one past it, in every dtype, on both load
-    // paths (a dim of 33 or 129 is never read as float4).
-    for (Dtype dtype : kFloatDtypes)
-      for (int64_t e : {32, 33, 64, 65, 128, 129, 256})
-        for (Layout layout : {Layout::Transposed, Layout::Gapped}) {
-          Case c;
-          c.dtype = dtype;
-          c.B = 1;
-          c.H = 2;
-          c.Hk = 1;
-          c.Lq = 70;
-          c.Lk = 97;
-          c.E = e;
-          c.Ev = e;
-          c.layout = layout;
-          c.offset = layout == Layout::Transposed ? 4 : 3;
-          expectMatches(Variant::Flash, c);
-        }
-    // A bucket chosen by the value dim alone, and by the query/key dim alone.
-    for (auto [e, ev] : {std::pair<int64_t, int64_t>{32, 100}, {100, 16}})
-      for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
+TEST_P(CudaAttentionTiled, HeadDimBucketEdges) {
+  // Each bucket's limit and one past it, in every dtype, on both load
+  // paths (a dim of 33 or 129 is never read as float4).
+  for (Dtype dtype : kFloatDtypes)
+    for (int64_t e : {32, 33, 64, 65, 128, 129, 256})
+      for (Layout layout : {Layout::Transposed, Layout::Gapped}) {
         Case c;
+        c.dtype = dtype;
+        c.B = 1;
+        c.H = 2;
+        c.Hk = 1;
         c.Lq = 70;
-        c.Lk = 70;
+        c.Lk = 97;
         c.E = e;
-        c.Ev = ev;
+        c.Ev = e;
+        c.layout = layout;
+        c.offset = layout == Layout::Transposed ? 4 : 3;
+        expectMatches(Variant::Flash, c);
+      }
+  // A bucket chosen by the value dim alone, and by the query/key dim alone.
+  for (auto [e, ev] : {std::pair<int64_t, int64_t>{32, 100}, {100, 16}})
+    for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
+      Case c;
+      c.Lq = 70;
+      c.Lk = 70;
+      c.E = e;
+      c.Ev = ev;
+      c.layout = Layout::Transposed;
+      expectMatches(v, c);
+    }
+}
+
+TEST_P(CudaAttentionTiled, CausalGroupedAndMasked) {
+  // Causal with Lq != Lk both ways (top-left for efficient and cuDNN,
+  // bottom-right for flash), grouped and multi-query heads, across tiles.
+  for (Variant v : kVariants)
+    for (auto [lq, lk] : {std::pair<int64_t, int64_t>{70, 150}, {150, 70}})
+      for (int64_t hk : {1, 2}) {
+        Case c;
+        c.H = 4;
+        c.Hk = hk;
+        c.Lq = lq;
+        c.Lk = lk;
+        c.causal = true;
         c.layout = Layout::Transposed;
         expectMatches(v, c);
       }
-  }
-}
-
-TEST_F(CudaAttention, TiledCausalGroupedAndMasked) {
-  for (const char *height : kTileHeights) {
-    ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", height);
-    SCOPED_TRACE(height);
-    // Causal with Lq != Lk both ways (top-left for efficient and cuDNN,
-    // bottom-right for flash), grouped and multi-query heads, across tiles.
-    for (Variant v : kVariants)
-      for (auto [lq, lk] : {std::pair<int64_t, int64_t>{70, 150}, {150, 70}})
-        for (int64_t hk : {1, 2}) {
-          Case c;
-          c.H = 4;
-          c.Hk = hk;
-          c.Lq = lq;
-          c.Lk = lk;
-          c.causal = true;
-          c.layout = Layout::Transposed;
-          expectMatches(v, c);
-        }
-    // Masks of every kind with GQA heads, on partial tiles, with causal.
-    const std::vector<std::vector<int64_t>> shapes = {
-        {2, 4, 66, 67}, {66, 67}, {2, 1, 1, 67}, {1, 4, 66, 1}};
-    for (Variant v : {Variant::Efficient, Variant::Cudnn})
-      for (const auto &shape : shapes)
-        for (Dtype maskDtype : {Dtype::Bool, Dtype::Float32, Dtype::BFloat16}) {
-          Case c;
-          c.H = 4;
-          c.Hk = 2;
-          c.Lq = 66;
-          c.Lk = 67;
-          c.maskSizes = shape;
-          c.maskDtype = maskDtype;
-          c.causal = shape.size() == 2;
-          c.layout = Layout::Transposed;
-          c.offset = 5;
-          expectMatches(v, c);
-        }
-  }
+  // Masks of every kind with GQA heads, on partial tiles, with causal.
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2, 4, 66, 67}, {66, 67}, {2, 1, 1, 67}, {1, 4, 66, 1}};
+  for (Variant v : {Variant::Efficient, Variant::Cudnn})
+    for (const auto &shape : shapes)
+      for (Dtype maskDtype : {Dtype::Bool, Dtype::Float32, Dtype::BFloat16}) {
+        Case c;
+        c.H = 4;
+        c.Hk = 2;
+        c.Lq = 66;
+        c.Lk = 67;
+        c.maskSizes = shape;
+        c.maskDtype = maskDtype;
+        c.causal = shape.size() == 2;
+        c.layout = Layout::Transposed;
+        c.offset = 5;
+        expectMatches(v, c);
+      }
 }
 
 TEST_F(CudaAttention, TiledWhisperLengthMatchesRowKernelAndReference) {

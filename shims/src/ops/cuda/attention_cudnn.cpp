@@ -17,16 +17,13 @@
 //           they multiply V (as in every flash-attention kernel).
 //   plan    built once per problem (validate, operation graph, heuristics'
 //           engine configs, support check, the first plan that builds) and
-//           kept with its workspace size in a per-thread cache: the plan is
-//           finalized against this thread's cuDNN handle (cudnn_handle.h),
-//           so another thread builds its own. The cache holds at most
-//           kMaxSdpaPlans plans per thread and is emptied when full (a model
-//           has a handful of attention shapes; only dynamic shapes could
-//           grow it without end). A problem cuDNN refuses is cached too, as
-//           "refused, because ...", so it is asked once.
-//   call    key, lookup, cudnnSetStream when the stream changed, workspace
-//           from the shims' stream-ordered pool, graph.execute, workspace
-//           freed stream-ordered.
+//           kept in a per-thread CudnnGraphCache (cudnn_graph_cache.h says
+//           why per thread) of at most kMaxSdpaPlans plans. A problem cuDNN
+//           refuses is cached too, as "refused, because ...", so it is asked
+//           once.
+//   call    key, lookup, cudnnSetStream when the stream changed, then
+//           executeCudnnGraph (workspace from the shims' stream-ordered
+//           pool, graph.execute, workspace freed stream-ordered).
 //
 // What is left to our own kernel (attention.cu), decided before cuDNN is
 // asked, because cuDNN's answer would differ from AttentionArgs' definition
@@ -47,37 +44,20 @@
 // than our kernel's zeros.
 //
 // Errors. cudnn-frontend reports through error_t values, but parts of it
-// (and the standard library under it) throw; every call into it is inside a
-// try block here, and the C entry points' runShim() guard catches anything
-// else, so no exception reaches a model.
+// (and the standard library under it) throw; the graph cache builds and
+// executes inside try blocks, and the C entry points' runShim() guard
+// catches anything else, so no exception reaches a model.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/cuda/attention_cudnn.h"
 
 #include "cuda/device_scope.h"
-#include "cuda_api.h"
+#include "ops/cuda/cudnn_graph_cache.h"
 #include "ops/cuda/cudnn_handle.h"
-
-#include <cudnn_frontend.h>
-
-// cudnn-frontend's plans.h includes, whatever the graph, an experimental
-// SM100 RMS-norm engine that compiles kernels with NVRTC. Nothing here builds
-// such a graph, so those NVRTC calls are never made: weak references keep
-// libnvrtc out of the shims' dependencies (bound to it when the process has
-// it, null otherwise).
-#pragma weak nvrtcCreateProgram
-#pragma weak nvrtcCompileProgram
-#pragma weak nvrtcDestroyProgram
-#pragma weak nvrtcGetCUBIN
-#pragma weak nvrtcGetCUBINSize
-#pragma weak nvrtcGetProgramLog
-#pragma weak nvrtcGetProgramLogSize
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <exception>
-#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -89,21 +69,14 @@ namespace {
 
 namespace fe = cudnn_frontend;
 namespace rt = aoti::shims::cuda;
+using cuda::CudnnGraphPlan;
 
 // The graph's tensors, by the uid their pointers are bound to at execution.
 enum : int64_t { kUidQ = 1, kUidK, kUidV, kUidBias, kUidO, kUidStats };
 
 constexpr size_t kMaxSdpaPlans = 256;
 
-// One problem's graph, built, or why cuDNN refused it.
-struct SdpaPlan {
-  std::shared_ptr<fe::graph::Graph> graph; // null: refused
-  std::string whyNot;
-  int64_t workspaceBytes = 0;
-};
-
-thread_local std::map<std::vector<int64_t>, std::shared_ptr<SdpaPlan>>
-    sdpaPlans;
+thread_local cuda::CudnnGraphCache sdpaPlans(kMaxSdpaPlans);
 
 bool aligned16(const void *p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
@@ -220,102 +193,88 @@ void biasLayout(const AttentionArgs &a, std::vector<int64_t> &dims,
 }
 
 // Builds the graph of `a` against `handle`; a refusal is a plan without a
-// graph.
-std::shared_ptr<SdpaPlan> buildPlan(cudnnHandle_t handle,
-                                    const AttentionArgs &a) {
-  auto plan = std::make_shared<SdpaPlan>();
-  try {
-    auto graph = std::make_shared<fe::graph::Graph>();
-    const fe::DataType_t io = a.element == AttentionElement::Float16
-                                  ? fe::DataType_t::HALF
-                                  : fe::DataType_t::BFLOAT16;
-    graph->set_io_data_type(io)
-        .set_intermediate_data_type(fe::DataType_t::FLOAT)
-        .set_compute_data_type(fe::DataType_t::FLOAT);
-    auto input = [&](const char *name, int64_t uid, std::vector<int64_t> dims,
-                     const int64_t (&strides)[4]) {
-      return graph->tensor(fe::graph::Tensor_attributes()
-                               .set_name(name)
-                               .set_uid(uid)
-                               .set_dim(std::move(dims))
-                               .set_stride({strides[0], strides[1],
-                                            strides[2], strides[3]}));
-    };
-    auto q = input("Q", kUidQ, {a.batch, a.heads, a.queryLen, a.headDim},
-                   a.queryStrides);
-    auto k = input("K", kUidK, {a.batch, a.kvHeads, a.keyLen, a.headDim},
-                   a.keyStrides);
-    auto v = input("V", kUidV, {a.batch, a.kvHeads, a.keyLen, a.valueDim},
-                   a.valueStrides);
-    fe::graph::SDPA_attributes options;
-    options.set_name("sdpa")
-        .set_generate_stats(a.logsumexp != nullptr)
-        .set_attn_scale(a.scale);
-    if (a.causal) {
-      if (a.causalOffset == 0)
-        options.set_causal_mask(true);
-      else
-        options.set_causal_mask_bottom_right(true);
-    }
-    if (a.maskKind != AttentionMask::None) {
-      std::vector<int64_t> dims, strides;
-      biasLayout(a, dims, strides);
-      options.set_bias(graph->tensor(fe::graph::Tensor_attributes()
-                                         .set_name("bias")
-                                         .set_uid(kUidBias)
-                                         .set_dim(dims)
-                                         .set_stride(strides)
-                                         .set_data_type(io)));
-    }
-    auto [o, stats] = graph->sdpa(q, k, v, options);
-    o->set_output(true)
-        .set_uid(kUidO)
-        .set_dim({a.batch, a.heads, a.queryLen, a.valueDim})
-        .set_stride({a.outStrides[0], a.outStrides[1], a.outStrides[2],
-                     a.outStrides[3]});
-    if (a.logsumexp) {
-      if (!stats) {
-        plan->whyNot = "cuDNN's graph has no Stats output";
-        return plan;
-      }
-      stats->set_output(true)
-          .set_uid(kUidStats)
-          .set_data_type(fe::DataType_t::FLOAT)
-          .set_dim({a.batch, a.heads, a.queryLen, 1})
-          .set_stride({a.logsumexpStrides[0], a.logsumexpStrides[1],
-                       a.logsumexpStrides[2], 1});
-    }
-    fe::error_t status = graph->build(handle, {fe::HeurMode_t::A});
-    if (status.is_bad()) {
-      plan->whyNot = "cuDNN refused the graph: " + status.get_message();
-      return plan;
-    }
-    int64_t bytes = 0;
-    status = graph->get_workspace_size(bytes);
-    if (status.is_bad()) {
-      plan->whyNot = "cuDNN gave no workspace size: " + status.get_message();
-      return plan;
-    }
-    plan->workspaceBytes = bytes;
-    plan->graph = std::move(graph);
-  } catch (const std::exception &e) {
-    plan->graph.reset();
-    plan->whyNot = std::string("cudnn-frontend threw: ") + e.what();
+// graph (the cache turns what cudnn-frontend throws into one).
+CudnnGraphPlan buildPlan(cudnnHandle_t handle, const AttentionArgs &a) {
+  CudnnGraphPlan plan;
+  auto graph = std::make_shared<fe::graph::Graph>();
+  const fe::DataType_t io = a.element == AttentionElement::Float16
+                                ? fe::DataType_t::HALF
+                                : fe::DataType_t::BFLOAT16;
+  graph->set_io_data_type(io)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto input = [&](const char *name, int64_t uid, std::vector<int64_t> dims,
+                   const int64_t (&strides)[4]) {
+    return graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name(name)
+                             .set_uid(uid)
+                             .set_dim(std::move(dims))
+                             .set_stride({strides[0], strides[1],
+                                          strides[2], strides[3]}));
+  };
+  auto q = input("Q", kUidQ, {a.batch, a.heads, a.queryLen, a.headDim},
+                 a.queryStrides);
+  auto k = input("K", kUidK, {a.batch, a.kvHeads, a.keyLen, a.headDim},
+                 a.keyStrides);
+  auto v = input("V", kUidV, {a.batch, a.kvHeads, a.keyLen, a.valueDim},
+                 a.valueStrides);
+  fe::graph::SDPA_attributes options;
+  options.set_name("sdpa")
+      .set_generate_stats(a.logsumexp != nullptr)
+      .set_attn_scale(a.scale);
+  if (a.causal) {
+    if (a.causalOffset == 0)
+      options.set_causal_mask(true);
+    else
+      options.set_causal_mask_bottom_right(true);
   }
+  if (a.maskKind != AttentionMask::None) {
+    std::vector<int64_t> dims, strides;
+    biasLayout(a, dims, strides);
+    options.set_bias(graph->tensor(fe::graph::Tensor_attributes()
+                                       .set_name("bias")
+                                       .set_uid(kUidBias)
+                                       .set_dim(dims)
+                                       .set_stride(strides)
+                                       .set_data_type(io)));
+  }
+  auto [o, stats] = graph->sdpa(q, k, v, options);
+  o->set_output(true)
+      .set_uid(kUidO)
+      .set_dim({a.batch, a.heads, a.queryLen, a.valueDim})
+      .set_stride({a.outStrides[0], a.outStrides[1], a.outStrides[2],
+                   a.outStrides[3]});
+  if (a.logsumexp) {
+    if (!stats) {
+      plan.whyNot = "cuDNN's graph has no Stats output";
+      return plan;
+    }
+    stats->set_output(true)
+        .set_uid(kUidStats)
+        .set_data_type(fe::DataType_t::FLOAT)
+        .set_dim({a.batch, a.heads, a.queryLen, 1})
+        .set_stride({a.logsumexpStrides[0], a.logsumexpStrides[1],
+                     a.logsumexpStrides[2], 1});
+  }
+  fe::error_t status = graph->build(handle, {fe::HeurMode_t::A});
+  if (status.is_bad()) {
+    plan.whyNot = "cuDNN refused the graph: " + status.get_message();
+    return plan;
+  }
+  int64_t bytes = 0;
+  status = graph->get_workspace_size(bytes);
+  if (status.is_bad()) {
+    plan.whyNot = "cuDNN gave no workspace size: " + status.get_message();
+    return plan;
+  }
+  plan.workspaceBytes = bytes;
+  plan.graph = std::move(graph);
   return plan;
 }
 
 // Enqueues the plan's graph on the operands of `a`.
-Error execute(cudnnHandle_t handle, const SdpaPlan &plan,
+Error execute(cudnnHandle_t handle, const CudnnGraphPlan &plan,
               const AttentionArgs &a, int32_t device) {
-  void *workspace = nullptr;
-  if (plan.workspaceBytes > 0) {
-    Expected<void *> memory =
-        rt::allocate(device, static_cast<size_t>(plan.workspaceBytes));
-    if (!memory)
-      return memory.takeError();
-    workspace = *memory;
-  }
   std::unordered_map<int64_t, void *> pointers = {
       {kUidQ, const_cast<void *>(a.query)},
       {kUidK, const_cast<void *>(a.key)},
@@ -325,19 +284,8 @@ Error execute(cudnnHandle_t handle, const SdpaPlan &plan,
     pointers.emplace(kUidBias, const_cast<void *>(a.mask));
   if (a.logsumexp)
     pointers.emplace(kUidStats, a.logsumexp);
-  std::string failure;
-  try {
-    fe::error_t status = plan.graph->execute(handle, pointers, workspace);
-    if (status.is_bad())
-      failure = status.get_message();
-  } catch (const std::exception &e) {
-    failure = std::string("cudnn-frontend threw: ") + e.what();
-  }
-  if (workspace)
-    rt::release(workspace, Device{DeviceType::CUDA, device});
-  if (!failure.empty())
-    return Error::failure("cuDNN attention failed: ", failure);
-  return Error::success();
+  return cuda::executeCudnnGraph(handle, plan, device, pointers,
+                                 "cuDNN attention failed: ");
 }
 
 } // namespace
@@ -353,14 +301,8 @@ Expected<bool> attentionCudnn(const AttentionArgs &args, int32_t device,
   Expected<cudnnHandle_t> handle = cuda::cudnnHandleFor(device);
   if (!handle)
     return handle.takeError();
-  const std::vector<int64_t> key = planKey(args, device);
-  auto found = sdpaPlans.find(key);
-  if (found == sdpaPlans.end()) {
-    if (sdpaPlans.size() >= kMaxSdpaPlans)
-      sdpaPlans.clear();
-    found = sdpaPlans.emplace(key, buildPlan(*handle, args)).first;
-  }
-  const SdpaPlan &plan = *found->second;
+  const CudnnGraphPlan &plan = sdpaPlans.find(
+      planKey(args, device), [&] { return buildPlan(*handle, args); });
   if (!plan.graph) {
     whyNot = plan.whyNot;
     return false;

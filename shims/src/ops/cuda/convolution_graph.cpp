@@ -19,58 +19,36 @@
 //           allow_tf32=False forbids, and the legacy path's CUDNN_FMA_MATH
 //           too), REDUCED_PRECISION_REDUCTION for every dtype (half types
 //           accumulate in float32, as the legacy descriptor says).
-//   plan    the first engine that builds; kept with its workspace size in a
-//           per-thread cache (the plan is finalized against this thread's
-//           handle, and executing a graph writes to its caches), at most
-//           kMaxConvGraphs per thread, emptied when full. A refused problem
-//           is cached as refused.
-//   call    lookup, workspace from the stream-ordered pool, execute.
+//   plan    the first engine that builds; kept in a per-thread
+//           CudnnGraphCache (cudnn_graph_cache.h) of at most kMaxConvGraphs
+//           plans. A refused problem is cached as refused.
+//   call    lookup, alignment check, then executeCudnnGraph (workspace from
+//           the stream-ordered pool, execute).
 //
-// Every call into cudnn-frontend is inside a try block; see
-// attention_cudnn.cpp on exceptions and on the weak NVRTC references.
+// cudnn_graph_cache.h says how exceptions are kept in and why the NVRTC
+// references are weak.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/cuda/convolution_graph.h"
 
-#include "cuda_api.h"
-
-#include <cudnn_frontend.h>
+#include "ops/cuda/cudnn_graph_cache.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <map>
 #include <memory>
 #include <unordered_map>
-
-// See attention_cudnn.cpp: never called, kept out of the dependencies.
-#pragma weak nvrtcCreateProgram
-#pragma weak nvrtcCompileProgram
-#pragma weak nvrtcDestroyProgram
-#pragma weak nvrtcGetCUBIN
-#pragma weak nvrtcGetCUBINSize
-#pragma weak nvrtcGetProgramLog
-#pragma weak nvrtcGetProgramLogSize
 
 namespace aoti::shims::ops::cuda {
 namespace {
 
 namespace fe = cudnn_frontend;
-namespace rt = aoti::shims::cuda;
 
 enum : int64_t { kUidX = 1, kUidW, kUidY };
 
 constexpr size_t kMaxConvGraphs = 1024;
 
-struct ConvGraph {
-  std::shared_ptr<fe::graph::Graph> graph; // null: refused
-  std::string whyNot;
-  int64_t workspaceBytes = 0;
-};
-
-thread_local std::map<std::vector<int64_t>, std::shared_ptr<ConvGraph>>
-    convGraphs;
+thread_local CudnnGraphCache convGraphs(kMaxConvGraphs);
 
 std::vector<int64_t> graphKey(const ConvGraphProblem &p) {
   std::vector<int64_t> key{p.device, static_cast<int64_t>(p.dtype)};
@@ -83,74 +61,66 @@ std::vector<int64_t> graphKey(const ConvGraphProblem &p) {
   return key;
 }
 
-// The status's message, or "" when it is good.
-std::string failed(fe::error_t status) {
-  return status.is_good() ? std::string() : status.get_message();
-}
-
-std::shared_ptr<ConvGraph> buildGraph(cudnnHandle_t handle,
-                                      const ConvGraphProblem &p) {
-  auto built = std::make_shared<ConvGraph>();
-  try {
-    auto graph = std::make_shared<fe::graph::Graph>();
-    const fe::DataType_t io = p.dtype == ScalarType::Float16
-                                  ? fe::DataType_t::HALF
-                              : p.dtype == ScalarType::BFloat16
-                                  ? fe::DataType_t::BFLOAT16
-                                  : fe::DataType_t::FLOAT;
-    graph->set_io_data_type(io)
-        .set_intermediate_data_type(fe::DataType_t::FLOAT)
-        .set_compute_data_type(fe::DataType_t::FLOAT);
-    auto x = graph->tensor(fe::graph::Tensor_attributes()
-                               .set_name("X")
-                               .set_uid(kUidX)
-                               .set_dim(p.inSizes)
-                               .set_stride(p.inStrides));
-    auto w = graph->tensor(fe::graph::Tensor_attributes()
-                               .set_name("W")
-                               .set_uid(kUidW)
-                               .set_dim(p.wSizes)
-                               .set_stride(p.wStrides));
-    auto y = graph->conv_fprop(x, w,
-                               fe::graph::Conv_fprop_attributes()
-                                   .set_name("conv")
-                                   .set_padding(p.pad)
-                                   .set_stride(p.stride)
-                                   .set_dilation(p.dilation)
-                                   .set_compute_data_type(
-                                       fe::DataType_t::FLOAT));
-    y->set_output(true).set_uid(kUidY).set_dim(p.outSizes).set_stride(
-        p.outStrides);
-    std::string why = failed(graph->validate());
-    if (why.empty())
-      why = failed(graph->build_operation_graph(handle));
-    if (why.empty())
-      why = failed(graph->create_execution_plans({fe::HeurMode_t::A}));
-    if (why.empty()) {
-      std::vector<fe::NumericalNote_t> barred = {
-          fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
-      if (p.dtype == ScalarType::Float32) {
-        barred.push_back(fe::NumericalNote_t::TENSOR_CORE);
-        barred.push_back(fe::NumericalNote_t::DOWN_CONVERT_INPUTS);
-      }
-      graph->deselect_numeric_notes(barred);
-      why = failed(graph->check_support());
+// The convolution's graph, or a refusal: a plan without a graph (the cache
+// turns what cudnn-frontend throws into one).
+CudnnGraphPlan buildGraph(cudnnHandle_t handle, const ConvGraphProblem &p) {
+  CudnnGraphPlan built;
+  auto graph = std::make_shared<fe::graph::Graph>();
+  const fe::DataType_t io = p.dtype == ScalarType::Float16
+                                ? fe::DataType_t::HALF
+                            : p.dtype == ScalarType::BFloat16
+                                ? fe::DataType_t::BFLOAT16
+                                : fe::DataType_t::FLOAT;
+  graph->set_io_data_type(io)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto x = graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name("X")
+                             .set_uid(kUidX)
+                             .set_dim(p.inSizes)
+                             .set_stride(p.inStrides));
+  auto w = graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name("W")
+                             .set_uid(kUidW)
+                             .set_dim(p.wSizes)
+                             .set_stride(p.wStrides));
+  auto y = graph->conv_fprop(x, w,
+                             fe::graph::Conv_fprop_attributes()
+                                 .set_name("conv")
+                                 .set_padding(p.pad)
+                                 .set_stride(p.stride)
+                                 .set_dilation(p.dilation)
+                                 .set_compute_data_type(
+                                     fe::DataType_t::FLOAT));
+  y->set_output(true).set_uid(kUidY).set_dim(p.outSizes).set_stride(
+      p.outStrides);
+  std::string why = cudnnFrontendFailure(graph->validate());
+  if (why.empty())
+    why = cudnnFrontendFailure(graph->build_operation_graph(handle));
+  if (why.empty())
+    why = cudnnFrontendFailure(
+        graph->create_execution_plans({fe::HeurMode_t::A}));
+  if (why.empty()) {
+    std::vector<fe::NumericalNote_t> barred = {
+        fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
+    if (p.dtype == ScalarType::Float32) {
+      barred.push_back(fe::NumericalNote_t::TENSOR_CORE);
+      barred.push_back(fe::NumericalNote_t::DOWN_CONVERT_INPUTS);
     }
-    if (why.empty())
-      why = failed(graph->build_plans());
-    int64_t bytes = 0;
-    if (why.empty())
-      why = failed(graph->get_workspace_size(bytes));
-    if (!why.empty()) {
-      built->whyNot = "cuDNN's graph API refused the convolution: " + why;
-      return built;
-    }
-    built->workspaceBytes = bytes;
-    built->graph = std::move(graph);
-  } catch (const std::exception &e) {
-    built->graph.reset();
-    built->whyNot = std::string("cudnn-frontend threw: ") + e.what();
+    graph->deselect_numeric_notes(barred);
+    why = cudnnFrontendFailure(graph->check_support());
   }
+  if (why.empty())
+    why = cudnnFrontendFailure(graph->build_plans());
+  int64_t bytes = 0;
+  if (why.empty())
+    why = cudnnFrontendFailure(graph->get_workspace_size(bytes));
+  if (!why.empty()) {
+    built.whyNot = "cuDNN's graph API refused the convolution: " + why;
+    return built;
+  }
+  built.workspaceBytes = bytes;
+  built.graph = std::move(graph);
   return built;
 }
 
@@ -172,14 +142,8 @@ Expected<bool> convolutionGraph(cudnnHandle_t handle,
                                 const ConvGraphProblem &problem,
                                 const void *input, const void *weight,
                                 void *out, std::string &whyNot) {
-  const std::vector<int64_t> key = graphKey(problem);
-  auto found = convGraphs.find(key);
-  if (found == convGraphs.end()) {
-    if (convGraphs.size() >= kMaxConvGraphs)
-      convGraphs.clear();
-    found = convGraphs.emplace(key, buildGraph(handle, problem)).first;
-  }
-  const ConvGraph &built = *found->second;
+  const CudnnGraphPlan &built = convGraphs.find(
+      graphKey(problem), [&] { return buildGraph(handle, problem); });
   if (!built.graph) {
     whyNot = built.whyNot;
     return false;
@@ -194,28 +158,13 @@ Expected<bool> convolutionGraph(cudnnHandle_t handle,
                "the graph API's plans assume it is";
       return false;
     }
-  void *workspace = nullptr;
-  if (built.workspaceBytes > 0) {
-    Expected<void *> memory = rt::allocate(
-        problem.device, static_cast<size_t>(built.workspaceBytes));
-    if (!memory)
-      return memory.takeError();
-    workspace = *memory;
-  }
   std::unordered_map<int64_t, void *> pointers = {
       {kUidX, const_cast<void *>(input)},
       {kUidW, const_cast<void *>(weight)},
       {kUidY, out}};
-  std::string failure;
-  try {
-    failure = failed(built.graph->execute(handle, pointers, workspace));
-  } catch (const std::exception &e) {
-    failure = std::string("cudnn-frontend threw: ") + e.what();
-  }
-  if (workspace)
-    rt::release(workspace, Device{DeviceType::CUDA, problem.device});
-  if (!failure.empty())
-    return Error::failure("cuDNN graph convolution failed: ", failure);
+  if (Error err = executeCudnnGraph(handle, built, problem.device, pointers,
+                                    "cuDNN graph convolution failed: "))
+    return err;
   return true;
 }
 
