@@ -431,7 +431,15 @@ TEST_F(CudaConvolution, PlanCacheIsSharedByThreads) {
     t.join();
 }
 
-// The graph-API path (AOTI_SHIMS_CUDA_CONV=graph, convolution_graph.cpp):
+// AOTI_SHIMS_CUDA_CONV for one test.
+struct ConvPathScope { // unset however the test ends
+  explicit ConvPathScope(const char *value) {
+    setenv("AOTI_SHIMS_CUDA_CONV", value, 1);
+  }
+  ~ConvPathScope() { unsetenv("AOTI_SHIMS_CUDA_CONV"); }
+};
+
+// The graph-API path (the default, convolution_graph.cpp):
 // every forward case without bias and with aligned operands, in every
 // dtype, with "graph-only" so a problem the graph API refused would fail
 // here instead of quietly taking the legacy path; twice each (the second call from the per-thread cache);
@@ -440,10 +448,7 @@ TEST_F(CudaConvolution, GraphApiPathMatchesTheReference) {
 #ifndef AOTI_TEST_HAVE_CUDNN_FRONTEND
   GTEST_SKIP() << "the shims were built without cudnn-frontend";
 #endif
-  struct GraphOnly { // unset however the test ends
-    GraphOnly() { setenv("AOTI_SHIMS_CUDA_CONV", "graph-only", 1); }
-    ~GraphOnly() { unsetenv("AOTI_SHIMS_CUDA_CONV"); }
-  } graphOnly;
+  ConvPathScope graphOnly("graph-only");
   for (Dtype t : {Dtype::F32, Dtype::F16, Dtype::BF16})
     for (const CudaCase &c : cases()) {
       if (c.conv.transposed)
@@ -475,6 +480,40 @@ TEST_F(CudaConvolution, GraphApiPathMatchesTheReference) {
   ASSERT_EQ(got.size(), 16u);
   for (double v : got)
     EXPECT_NEAR(v, 2304.5625, 0.05) << "TF32 would give 2304";
+}
+
+// The legacy path (cudnnConvolutionForward and friends) on every case and
+// dtype: the default sends forward convolutions without bias to the graph
+// API, so without this the legacy path would see only bias and transposed
+// ones. And a value the shims do not know is an error, not a silent default.
+TEST_F(CudaConvolution, LegacyPathMatchesTheReference) {
+  ConvPathScope legacy("legacy");
+  for (Dtype t : {Dtype::F32, Dtype::F16, Dtype::BF16})
+    for (const CudaCase &c : cases())
+      runCase(c.conv, t, c.expectedStrides);
+}
+
+TEST_F(CudaConvolution, AnUnknownPathIsAnError) {
+#ifndef AOTI_TEST_HAVE_CUDNN_FRONTEND
+  GTEST_SKIP() << "without cudnn-frontend there is one path and no choice";
+#endif
+  ConvPathScope unknown("fastest");
+  Host in, w;
+  in.sizes = {1, 2, 4, 4};
+  in.strides = contiguous(in.sizes);
+  in.storage.assign(32, 1.0f);
+  w.sizes = {3, 2, 3, 3};
+  w.strides = contiguous(w.sizes);
+  w.storage.assign(54, 1.0f);
+  DeviceTensor din, dw;
+  upload(in, Dtype::F32, din);
+  upload(w, Dtype::F32, dw);
+  Case c{"unknown path", in.sizes, w.sizes, {1, 1}, {0, 0}, {1, 1}};
+  TensorHandle out;
+  EXPECT_SHIM_FAILS(callConv(c, din.handle.get(), dw.handle.get(), nullptr,
+                             out.out()),
+                    "AOTI_SHIMS_CUDA_CONV=fastest: expected graph, legacy or "
+                    "graph-only (or unset)");
 }
 
 TEST_F(CudaConvolution, EmptyBatchAndEmptySpatialOutput) {

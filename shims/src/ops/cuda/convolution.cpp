@@ -63,9 +63,11 @@
 // and may use tensor cores.
 //
 // The v7 API is deprecated in cuDNN 9 but fully supported; the warnings are
-// silenced for this file only. In a build with cudnn-frontend,
-// AOTI_SHIMS_CUDA_CONV=graph runs forward convolutions without bias through
-// cuDNN's graph API instead (convolution_graph.cpp), for A/B measurement.
+// silenced for this file only. In a build with cudnn-frontend, forward
+// convolutions without bias run through cuDNN's graph API instead
+// (convolution_graph.cpp) wherever it takes them; this path keeps the rest
+// (bias, transposed, refused or misaligned problems) and every call under
+// AOTI_SHIMS_CUDA_CONV=legacy.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/convolution.h"
@@ -608,9 +610,11 @@ Error run(const ConvProblem &problem, const Tensor &out) {
     return handle.takeError();
 
 #ifdef AOTI_SHIMS_HAVE_CUDNN_FRONTEND
-  // The graph-API path, opt-in (convolution_graph.cpp).
-  if (const ConvPath path = requestedConvPath();
-      path != ConvPath::Legacy && !p.transposed && !bias) {
+  // The graph-API path where it takes the problem (convolution_graph.cpp).
+  Expected<ConvPath> path = requestedConvPath();
+  if (!path)
+    return path.takeError();
+  if (*path != ConvPath::Legacy && !p.transposed && !bias) {
     const ConvGraphProblem graphProblem{
         out.dtype(), device,     g.inSizes,  layoutStrides(g.inSizes, nhwc),
         g.wSizes,    layoutStrides(g.wSizes, nhwc), g.outSizes,
@@ -624,7 +628,7 @@ Error run(const ConvProblem &problem, const Tensor &out) {
     if (*ran)
       return staged ? copyTensor(out, *staged, /*nonBlocking=*/true)
                     : Error::success();
-    if (path == ConvPath::GraphOnly)
+    if (*path == ConvPath::GraphOnly)
       return Error::failure("AOTI_SHIMS_CUDA_CONV=graph-only, but ", whyNot);
   }
 #endif

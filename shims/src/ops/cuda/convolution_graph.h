@@ -29,11 +29,12 @@ struct ConvGraphProblem {
   std::vector<int64_t> pad, stride, dilation;
 };
 
-/// What AOTI_SHIMS_CUDA_CONV asks for: the legacy path (unset, or any other
-/// value), the graph path where it takes the problem ("graph"), or the graph
-/// path and an error where it does not ("graph-only", for tests).
+/// What AOTI_SHIMS_CUDA_CONV asks for: the graph path where it takes the
+/// problem (unset or "graph"), the legacy path for every call ("legacy"), or
+/// the graph path and an error where it does not ("graph-only", for tests).
+/// Any other value is an error naming the three.
 enum class ConvPath { Legacy, Graph, GraphOnly };
-ConvPath requestedConvPath();
+Expected<ConvPath> requestedConvPath();
 
 /// Enqueues the convolution on `handle`'s stream (the device's current one;
 /// the device is current): true. False, with cuDNN's reason in `whyNot`,
