@@ -277,4 +277,14 @@ Finding start(Finding F, const Duplicate &D) {
   return F;
 }
 
+std::string defaultVisibility(StringRef Subject, bool Plural) {
+  return formatv("give {0} default visibility: "
+                 "__attribute__((visibility(\"default\"))) on {1} (or build "
+                 "{2} without -fvisibility=hidden; CMake: "
+                 "CXX_VISIBILITY_PRESET)",
+                 Subject, Plural ? "their declarations" : "its declaration",
+                 Plural ? "them" : "that file")
+      .str();
+}
+
 } // namespace aoti::rules::fixtext

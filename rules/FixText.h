@@ -64,6 +64,12 @@ std::string wholeArchive(const LinkSite &S, const ArchiveToLink &A);
 std::string pullInAndExport(const LinkSite &S, const ArchiveToLink &A,
                             llvm::StringRef Glob, bool Export);
 
+/// "give the definition default visibility: ...": the fix for a definition
+/// hidden by its visibility (AOTI004 in check, AOTI204 in link). Subject is
+/// what to change ("the definition", "the shims"); Plural says whether it
+/// is one declaration or several.
+std::string defaultVisibility(llvm::StringRef Subject, bool Plural);
+
 /// The site of the link that made Image (check).
 LinkSite linkSiteOf(const audit::Binary &Image);
 /// The site of a link line (link).

@@ -53,10 +53,7 @@ const Vocabulary ELFWords{
 
     .HiddenMessage = "{0} is defined in {1} with {2} visibility, so it "
                      "is not exported",
-    .HiddenFix = "give the definition default visibility: "
-                 "__attribute__((visibility(\"default\"))) on its declaration "
-                 "(or build that file without -fvisibility=hidden; CMake: "
-                 "CXX_VISIBILITY_PRESET)",
+    .HiddenFix = "{0}",
     .LocalMessage = "{0} is defined in {1} but local there (hidden "
                     "visibility, a version script's `local:`, "
                     "--exclude-libs, or `static`), so it is not "
@@ -179,9 +176,7 @@ const Vocabulary MachOWords{
                      "has hidden visibility, or the link's "
                      "-exported_symbols_list / -unexported_symbol left "
                      "it out",
-    .HiddenFix = "give the definition default visibility "
-                 "(__attribute__((visibility(\"default\"))), or build "
-                 "that file without -fvisibility=hidden), and {0}",
+    .HiddenFix = "{0}, and {1}",
     .LocalMessage = "{0} is defined in {1} but is not external (a "
                     "`static` definition, or made local by `ld -r` "
                     "with an export list), so it is not exported",

@@ -72,8 +72,9 @@ struct Vocabulary {
   /// AOTI004, a hidden definition: {0} the quoted name, {1} the quoted
   /// file, {2} the visibility.
   llvm::StringRef HiddenMessage;
-  /// {0} how to export it from its image (exportDynamic for an
-  /// executable, ExportFromLibrary for a library).
+  /// {0} fixtext::defaultVisibility's sentence, {1} how to export it from
+  /// its image (exportDynamic for an executable, ExportFromLibrary for a
+  /// library).
   llvm::StringRef HiddenFix;
   /// AOTI004, a local definition: {0} the quoted name, {1} the quoted file.
   llvm::StringRef LocalMessage;

@@ -50,7 +50,9 @@ static void report(const CheckFacts &F, MissingReason R, const Rule &Self,
     if (R == MissingReason::Hidden) {
       Fd.Message = fixtext::phrase(V.HiddenMessage, Name, File,
                                    toString(Site.Sym->Visibility));
-      Fd.Fix = fixtext::phrase(V.HiddenFix, Export);
+      Fd.Fix = fixtext::phrase(
+          V.HiddenFix, fixtext::defaultVisibility("the definition", false),
+          Export);
     } else if (Site.Sym->isLocal()) {
       Fd.Message = fixtext::phrase(V.LocalMessage, Name, File);
       Fd.Fix = fixtext::phrase(V.LocalFix, Glob, Export);

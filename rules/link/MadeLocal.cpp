@@ -35,10 +35,7 @@ void MadeLocal::check(const LinkFacts &F, std::vector<Finding> &Out) const {
     case LinkSymbol::Local::Visibility:
       Fd.Message = fixtext::phrase(fixtext::vocabularyFor(F).MadeHiddenMessage,
                                    Q1, Fd.File);
-      Fd.Fix = "give the shims default visibility: "
-               "__attribute__((visibility(\"default\"))) on their "
-               "declarations, or build the shim archive without "
-               "-fvisibility=hidden";
+      Fd.Fix = fixtext::defaultVisibility("the shims", true);
       break;
     case LinkSymbol::Local::VersionScript: {
       std::string Scripts;
