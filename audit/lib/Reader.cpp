@@ -290,12 +290,14 @@ namespace {
 /// object::Archive's constructor reads the first member's name to learn the
 /// format, and for a BSD name "#1/N" it compares N bytes after the header
 /// without checking that the archive holds them (LLVM 19: a read past the
-/// end of the buffer, found by fuzz_Archive). Refuse that archive first.
-/// Every other member's name is checked in Archive::create below.
+/// end of the buffer, found by fuzz_Archive, in regular and in thin
+/// archives alike). Refuse that archive first. Every other member's name is
+/// checked in Archive::create below.
 Error checkFirstBSDName(StringRef Path, StringRef Whole) {
   constexpr size_t Magic = 8, Header = 60;
-  if (Whole.size() < Magic + Header || !Whole.starts_with("!<arch>\n"))
-    return Error::success(); // thin archives and short files: libObject checks
+  if (Whole.size() < Magic + Header ||
+      !(Whole.starts_with("!<arch>\n") || Whole.starts_with("!<thin>\n")))
+    return Error::success(); // short files and other formats: libObject checks
   // The raw name ends at the first space, as libObject reads it.
   StringRef Name = Whole.substr(Magic, 16).take_until([](char C) { return C == ' '; });
   if (!Name.consume_front("#1/"))
