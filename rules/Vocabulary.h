@@ -112,7 +112,8 @@ struct Vocabulary {
   llvm::StringRef MadeHiddenMessage;
 
   /// AOTI208. Whether the linker fails on an undefined entry point (ld64
-  /// reports it as it reports -u); then {0} the quoted name, {1} the name.
+  /// reports it as it reports -u); then the message, {0} the quoted name,
+  /// {1} the name, and the fix, which takes none. Both "" where it does not.
   bool UndefinedEntryFails;
   llvm::StringRef UndefinedEntryMessage;
   llvm::StringRef UndefinedEntryFix;
