@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang-19 into
 # ${BUILD_DIR:-build-fuzz} and runs each for ${FUZZ_SECONDS:-60} s, seeded
-# from real binaries compiled here. Not part of ci/test.sh; see
-# docs/robustness.md. FUZZ_NO_BUILD=1 runs what is built. A crash leaves crash-* in ${FUZZ_WORK}/<target>/ and
+# from real binaries compiled here. ci/test.sh runs it after the suite, 30 s
+# a target; see docs/robustness.md. FUZZ_NO_BUILD=1 runs what is built. A crash leaves crash-* in ${FUZZ_WORK}/<target>/ and
 # fails the script: minimize it (-minimize_crash=1), keep it in
 # tests/fuzz/regressions/ (tests/malformed replays it) and fix the reader.
 set -uo pipefail
