@@ -182,6 +182,12 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   fi
   limit=$(( left < ZOO_TIMEOUT_S ? left : ZOO_TIMEOUT_S ))
   t0=$(date +%s)
+  # Inductor gives the parallel compile of a layer's autotuning candidates
+  # 300 s (precompilation_timeout_seconds) and then marks every unfinished
+  # one failed: with many exports sharing the machine, all 18 GEMM candidates
+  # of a MobileNetV3 or RegNetY layer missed it and the export "failed" with
+  # NoValidChoicesError (2026-12-04). The export's own limit bounds it here.
+  TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
   TORCHINDUCTOR_COMPILE_THREADS=$ZOO_COMPILE_THREADS timeout -k 10 "$limit" \
     "$PY" "$ROOT/tests/gpu/zoo/export.py" "$1" "$2" "$3" "$4" "$ZOO_DIR" > "$log" 2>&1
   rc=$?
