@@ -78,6 +78,9 @@ const audit::BinaryFormat Formats[] = {
 };
 
 /// The argument indices a formatv pattern refers to ("{{" is a literal brace).
+/// Not formatv_object_base::parseFormatString: it drops an item whose index
+/// is not a number ("{x}"), as formatv then prints nothing for it, and that
+/// silent gap in a sentence is one of the faults this test is for.
 std::vector<unsigned> placeholders(llvm::StringRef Pattern) {
   std::vector<unsigned> Out;
   for (size_t I = 0; I < Pattern.size(); ++I) {

@@ -73,8 +73,8 @@ def main(argv):
     graph_faster = [r for r in graph if r["graph_p50_ms"] <= r["eager_p50_ms"]]
     others = sorted({r["status"] for r in merged} - {"ok"})
     counts = ", ".join(f"{s} {sum(r['status'] == s for r in merged)}" for s in others)
-    counts = f" ({counts})" if counts else ""
-    lines += ["", f"{len(ok)}/{len(merged)} packages ok{counts}; aoti-run p50 <= eager p50 on "
+    not_ok = f" ({counts})" if counts else ""
+    lines += ["", f"{len(ok)}/{len(merged)} packages ok{not_ok}; aoti-run p50 <= eager p50 on "
               f"{len(faster)}/{len(ok)}; with --cuda-graph on {len(graph_faster)}/{len(graph)} "
               "of the CUDA packages that ran."]
     md = "\n".join(lines) + "\n"
