@@ -14,6 +14,8 @@ packages=(
   groff-base                           # tests/cli: the man page renders
   python3-jsonschema                   # tests/sarif: SARIF schema validation
   libdnnl-dev                          # shims: CPU convolution fallback (oneDNN 2.6)
+  ocl-icd-opencl-dev opencl-c-headers  # Debian's oneDNN is built for OpenCL GPUs: its
+                                       # dnnl-config.cmake requires find_package(OpenCL)
   libopenblas-dev                      # shims: CPU GEMM fallbacks (cblas)
 )
 
