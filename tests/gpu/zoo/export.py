@@ -13,7 +13,8 @@ model.options.dtype.device):
   info.json        input/output specs, tolerances (zoo.RTOL/ATOL, atol scaled
                    by the outputs' largest magnitude; outputs that are constant
                    or vanish are refused: no check against them could fail), eager latency measured here,
-                   torch.export and compile seconds, the inductor options, the
+                   torch.export and compile seconds, the inductor options and
+                   decompositions (zoo.decompositions), the
                    CPU thread count, and the model .so's undefined aoti_torch_*
                    symbols (read from .dynsym by elfsyms.py), the ATen ops of the
                    exported graph with their counts, and the shapes of its
@@ -187,6 +188,9 @@ def main():
         t0 = time.time()
         with torch.no_grad():
             ep = torch.export.export(m, inputs)
+            table = zoo.decompositions(options)
+            if table:
+                ep = ep.run_decompositions(table)
         export_s = time.time() - t0
         # The ATen ops the package will call or lower, to read next to its imports.
         aten_ops, calls = {}, {}
@@ -201,6 +205,7 @@ def main():
 
         info = {"model": model, "options": options, "dtype": dtype, "device": device, "tag": tag,
                 "torch": torch.__version__, "inductor_configs": zoo.inductor_configs(options),
+                "decompositions": sorted(str(op) for op in zoo.decompositions(options)),
                 "inputs": [spec(t) for t in inputs], "outputs": [spec(t) for t in outs],
                 "rtol": zoo.RTOL[dtype], "atol": zoo.ATOL[dtype] * scale, "scale": scale,
                 "reference": reference,

@@ -13,7 +13,8 @@ scaled_dot_product_attention and the packages call its fallbacks.
 A package is one (model, options, dtype, device); its tag is
 "model.options.dtype.device". options "default" is torch's defaults with
 aot_inductor.link_libtorch=False; "executorch" is ExecuTorch's CUDA options
-(Triton GEMMs and convolutions, weights in a binary blob). The sets:
+(Triton GEMMs and convolutions, 1-d convolutions rewritten as 2-d ones, weights
+in a binary blob). The sets:
 
     default     every model, torch's default options, CUDA, float32 and bfloat16
     executorch  every model, ExecuTorch's options, CUDA, float32 and bfloat16
@@ -103,6 +104,22 @@ def inductor_configs(options):
         })
         return cfg
     raise KeyError(options)
+
+
+def decompositions(options):
+    """The decomposition table a package's exported program is run through
+    before it is compiled ({} for none). ExecuTorch's CUDA backend rewrites
+    every aten.conv1d as a conv2d over a height of 1 (its
+    get_decomposition_table, with torch._inductor.decomposition.conv1d_to_conv2d)
+    because inductor's Triton convolution template is 2-d only: with
+    max_autotune_conv_backends="TRITON" a 1-d convolution has no choice at all
+    and the compile fails with NoValidChoicesError (Whisper's encoder and
+    wav2vec2 did, 2026-12-04). Imports torch: call it where torch is."""
+    if options != "executorch":
+        return {}
+    import torch
+    from torch._inductor.decomposition import conv1d_to_conv2d
+    return {torch.ops.aten.conv1d.default: conv1d_to_conv2d}
 
 
 # --------------------------------------------------------------------------
