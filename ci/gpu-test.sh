@@ -156,7 +156,9 @@ phase_bench() {
 #   ZOO_FILTER   a regex on "model.options.dtype.device" within the set
 #   ZOO_DIR      where the packages stay between calls (/tmp/aoti-zoo): one
 #                with info.json is kept, one whose export failed (failed.json)
-#                is not retried, unless ZOO_FORCE=1; a timed-out one is retried
+#                is not retried, unless ZOO_FORCE=1; a timed-out one is retried,
+#                and resumes: inductor's caches (/tmp/torchinductor_$USER, the
+#                Triton kernels compiled and the autotuning done) stay too
 #   ZOO_JOBS     exports at once (16); ZOO_COMPILE_THREADS inductor's compile
 #                workers in each (2: 16 exports x 2 on 16 cores)
 #   ZOO_TIMEOUT_S  one export's limit (420); ZOO_BUDGET_S the phase's wall
