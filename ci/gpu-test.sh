@@ -73,9 +73,11 @@ phase_stage() {
   # of their size (unpacked by the unpack phase).
   # libaoti_shims needs oneDNN (the CPU convolution fallback), which needs
   # the OpenCL ICD loader, and OpenBLAS (the CPU GEMMs and attention), which
-  # needs libgfortran; the GPU machine has none of them (76 MB raw, ~15 MB
-  # in the tarball). libgomp is left to the machine's own.
-  for l in libdnnl.so.2 libOpenCL.so.1 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0; do
+  # needs libgfortran, and SLEEF (for SIMD CPU models); the GPU machine has
+  # none of them (78 MB raw, ~16 MB in the tarball). libgomp is left to the
+  # machine's own.
+  for l in libdnnl.so.2 libOpenCL.so.1 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 \
+           libsleef.so.3; do
     cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l {print $NF; exit}')" "$CARRY/deps/$l" || return 1
   done
   tar -C "$CARRY" -cJf "$CARRY/bin.tar.xz" bin obj deps && rm -rf "$CARRY/bin" "$CARRY/obj" "$CARRY/deps"

@@ -17,6 +17,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers  # Debian's oneDNN is built for OpenCL GPUs: its
                                        # dnnl-config.cmake requires find_package(OpenCL)
   libopenblas-dev                      # shims: CPU GEMM fallbacks (cblas)
+  libsleef-dev                         # shims: the vector math SIMD CPU models import
 )
 
 missing=()
