@@ -2,8 +2,8 @@
 
     python3 export.py MODEL OPTIONS DTYPE DEVICE OUTDIR [--no-compile]
 
-MODEL is a zoo.py model, OPTIONS default|executorch (executorch only for
-cuda), DTYPE float32|bfloat16, DEVICE cuda|cpu. Writes OUTDIR/TAG/ (TAG =
+MODEL is a zoo.py model, OPTIONS default|executorch|simd (executorch only
+for cuda, simd only for cpu), DTYPE float32|bfloat16, DEVICE cuda|cpu. Writes OUTDIR/TAG/ (TAG =
 model.options.dtype.device):
   model.pt2        the package (aot_inductor.link_libtorch=False always)
   in_<i>.npy       the inputs; expect_<i>.npy eager's outputs (bfloat16 stored
@@ -131,9 +131,11 @@ def main():
     if model not in zoo.BY_NAME:
         fail_usage(f"unknown model '{model}' (zoo.py lists them)")
     if options not in zoo.OPTIONS:
-        fail_usage(f"unknown options '{options}' (default, executorch)")
+        fail_usage(f"unknown options '{options}' ({', '.join(zoo.OPTIONS)})")
     if device not in zoo.ITERS:
         fail_usage(f"unknown device '{device}' (cuda, cpu)")
+    if options == "simd" and device != "cpu":
+        fail_usage("simd options are CPU options (vectorized C++ kernels)")
     if options == "executorch" and device != "cuda":
         fail_usage("executorch options are CUDA options (Triton GEMMs and convolutions)")
     if dtype not in zoo.BY_NAME[model].dtypes:
