@@ -287,4 +287,11 @@ std::string defaultVisibility(StringRef Subject, bool Plural) {
       .str();
 }
 
+std::string vectorMath() {
+  return "link SLEEF's library (libsleef) into the host: aoti::shims and "
+         "aoti::shims_static bring it in a build that found libsleef-dev; or "
+         "compile the model without SIMD kernels (inductor_configs "
+         "{\"cpp.vec_isa_ok\": False})";
+}
+
 } // namespace aoti::rules::fixtext

@@ -64,6 +64,11 @@ std::string wholeArchive(const LinkSite &S, const ArchiveToLink &A);
 std::string pullInAndExport(const LinkSite &S, const ArchiveToLink &A,
                             llvm::StringRef Glob, bool Export);
 
+/// The fix for a SIMD CPU model's missing SLEEF function (AOTI001): which
+/// library defines it, how this project's shims bring it, and the export
+/// option that makes a model without it.
+std::string vectorMath();
+
 /// "give the definition default visibility: ...": the fix for a definition
 /// hidden by its visibility (AOTI004 in check, AOTI204 in link). Subject is
 /// what to change ("the definition", "the shims"); Plural says whether it

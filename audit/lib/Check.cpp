@@ -40,6 +40,15 @@ bool CheckFacts::isRequired(StringRef Name) const {
   return false;
 }
 
+bool CheckFacts::mustBind(StringRef Name) const {
+  for (const std::string &P : Options.BindPrefixes)
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
+bool isVectorMath(StringRef Name) { return Name.starts_with(VectorMathPrefix); }
+
 bool loaderAccepts(const CheckFacts &F, const PluginFacts &P) {
   if (!F.HostMissingLibraries.empty() || !P.MissingLibraries.empty())
     return false;
@@ -379,8 +388,9 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       SymbolFacts S;
       S.Ref = &Ref;
       // --prefix names the C name (Mach-O puts '_' before it).
-      S.Required = F->isRequired(PluginBin.formatInfo().cName(Ref.Name));
-      if (!S.Required && !O.All)
+      StringRef CName = PluginBin.formatInfo().cName(Ref.Name);
+      S.Required = F->isRequired(CName);
+      if (!S.Required && !O.All && !F->mustBind(CName))
         continue;
       SmallVector<Binding, 2> Matches, Rejected;
       P.resolve(*Idx, Ref, Matches, &Rejected);

@@ -1,7 +1,9 @@
 //===- UndefinedSymbol.cpp - AOTI001 --------------------------------------===//
 //
 // A reference that nothing the audit was shown defines: not the host, not its
-// libraries (exported or not), not an archive given with --archive.
+// libraries (exported or not), not an archive given with --archive. The fix
+// says what defines the name: the shims for a required one, SLEEF for its
+// vector math (a SIMD CPU model's Sleef_*), else whichever library does.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckRules.h"
@@ -34,10 +36,14 @@ void UndefinedSymbol::check(const CheckFacts &F, std::vector<Finding> &Out) cons
                          F.Archives.empty() ? "" : ", or the archives given")
                      .str();
     const fixtext::Vocabulary &V = fixtext::vocabularyFor(*F.host().Bin);
-    Fd.Fix = S.Required ? fixtext::phrase(V.ImplementRequiredFix, Prefix,
-                                          fixtext::quote(fixtext::base(
-                                              F.host().Path)))
-                        : V.LinkProviderFix.str();
+    if (S.Required)
+      Fd.Fix = fixtext::phrase(V.ImplementRequiredFix, Prefix,
+                               fixtext::quote(fixtext::base(F.host().Path)));
+    else if (isVectorMath(F.Process->object(P.Object).Bin->formatInfo().cName(
+                 S.Ref->Name)))
+      Fd.Fix = fixtext::vectorMath();
+    else
+      Fd.Fix = V.LinkProviderFix.str();
     Out.push_back(std::move(Fd));
   });
 }

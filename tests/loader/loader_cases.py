@@ -64,6 +64,14 @@ int model_run(void) { long *s; return aoti_torch_get_sizes(0, &s) + aoti_torch_d
 
 SHIM_NAMES = ["aoti_torch_get_sizes", "aoti_torch_dtype_float32"]
 
+# A model compiled with SIMD CPU kernels also imports SLEEF's vector math from
+# its host (the name is what binds; the signature here is a stand-in).
+SIMD_PLUGIN_C = PLUGIN_C + r"""
+float Sleef_expf8_u10(float);
+float model_exp(float x) { return Sleef_expf8_u10(x); }
+"""
+VECTOR_MATH_C = "float Sleef_expf8_u10(float x) { return x; }\n"
+
 
 class Toolchain:
     def __init__(self, name, cc, fuse):
@@ -354,6 +362,27 @@ def libtorch_clash(b):
     h = b.host("host", "-Ltorch", "-Llib", "-Wl,--no-as-needed", "-ltorch_cpu", "-laoti_shims",
                "-Wl,-rpath," + b.path("torch") + ":" + b.path("lib"))
     return Scenario(h, plugin(b), expect=all_shims("ambiguous", "AOTI010"))
+
+
+@case
+def simd_model_without_vector_math(b):
+    """a SIMD model imports Sleef_*; the host exports only the shims: AOTI001 without --all"""
+    a = shims_archive(b)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive")
+    return Scenario(h, b.shared("model.so", SIMD_PLUGIN_C),
+                    expect={**all_shims("bound"), "Sleef_expf8_u10": ("missing", "AOTI001")})
+
+
+@case
+def simd_model_vector_math_twice(b):
+    """Sleef_* from two libraries (as from LibTorch and libsleef): bound, not ambiguous"""
+    a = shims_archive(b)
+    b.shared("lib/libsleef.so", VECTOR_MATH_C)
+    b.shared("lib/libmath2.so", VECTOR_MATH_C)
+    h = b.host("host", "-rdynamic", "-Wl,--whole-archive", a, "-Wl,--no-whole-archive",
+               "-Llib", "-Wl,--no-as-needed", "-lsleef", "-lmath2", "-Wl,-rpath," + b.path("lib"))
+    return Scenario(h, b.shared("model.so", SIMD_PLUGIN_C),
+                    expect={**all_shims("bound"), "Sleef_expf8_u10": ("bound", None)})
 
 
 @case

@@ -13,6 +13,7 @@
 #include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -20,6 +21,10 @@
 #include <vector>
 
 namespace aoti::audit {
+
+/// The prefix of SLEEF's vector math functions (Sleef_expf8_u10, ...),
+/// which a model compiled with SIMD CPU kernels imports from its host.
+inline constexpr llvm::StringLiteral VectorMathPrefix = "Sleef_";
 
 struct CheckOptions {
   std::string Host;
@@ -34,6 +39,12 @@ struct CheckOptions {
   std::string Arch;
   /// Names under these prefixes must bind, and bind to exactly one provider.
   std::vector<std::string> Prefixes{"aoti_torch_"};
+  /// Names under these prefixes must bind too, with or without --all, but
+  /// to any number of providers: what a model imports from its host besides
+  /// the shims. SLEEF's vector math (Sleef_expf8_u10, ...), which inductor's
+  /// SIMD CPU kernels call through at::vec; LibTorch and libsleef (linked by
+  /// libaoti_shims) define the same functions, so two of them are no clash.
+  std::vector<std::string> BindPrefixes{std::string(VectorMathPrefix)};
   /// Check every non-weak undefined reference, not only the prefixed ones.
   bool All = false;
   /// Archives the host was (or should have been) linked with.
@@ -77,6 +88,8 @@ enum class MissingReason : uint8_t {
 llvm::StringRef fallbackOp(llvm::StringRef Name);
 /// "cuda" or "cpu" for a fallback name; empty otherwise.
 llvm::StringRef fallbackDevice(llvm::StringRef Name);
+/// Whether Name (a C name) is one of SLEEF's vector math functions.
+bool isVectorMath(llvm::StringRef Name);
 
 /// A definition that exists but that the reference cannot bind to.
 struct DefinitionSite {
@@ -142,6 +155,8 @@ struct CheckFacts {
   const LoadedObject &host() const { return Process->object(0); }
   bool hostStripped() const { return !host().Bin->hasStaticSymbolTable(); }
   bool isRequired(llvm::StringRef Name) const;
+  /// Under BindPrefixes: checked by default, uniqueness not required.
+  bool mustBind(llvm::StringRef Name) const;
 };
 
 /// Builds the facts. Errors are for unreadable inputs only (exit status 2);
