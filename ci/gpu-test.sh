@@ -154,13 +154,14 @@ phase_bench() {
 # exported LibTorch-free on this machine, run by aoti-run against eager.
 #   ZOO_SET      default (CUDA, torch's default options, float32+bfloat16),
 #                executorch (CUDA, ExecuTorch's options), cpu (CPU, float32),
-#                all, or a comma list; zoo-export and zoo-run take the same
+#                cpu-simd (CPU, float32, vectorized kernels), all, or a comma
+#                list; zoo-export and zoo-run take the same
 #   ZOO_FILTER   a regex on "model.options.dtype.device" within the set
 #   ZOO_DIR      where the packages stay between calls (/tmp/aoti-zoo): one
 #                with info.json is kept, one whose export failed (failed.json)
 #                is not retried, unless ZOO_FORCE=1; a timed-out one is retried,
-#                and resumes: inductor's caches (/tmp/torchinductor_$USER, the
-#                Triton kernels compiled and the autotuning done) stay too
+#                and resumes from its inductor cache ($ZOO_DIR/inductor/TAG:
+#                the Triton kernels compiled, the autotuning done)
 #   ZOO_JOBS     exports at once (16); ZOO_COMPILE_THREADS inductor's compile
 #                workers in each (2: 16 exports x 2 on 16 cores)
 #   ZOO_TIMEOUT_S  one export's limit (420); ZOO_BUDGET_S the phase's wall
@@ -168,6 +169,16 @@ phase_bench() {
 #                running is cut at the budget's end, so a call to zoo-export
 #                fits the 10-minute command limit; call again to go on
 # Logs of the exports that did not produce a package: $OUT/zoo-export-logs.tar.gz.
+#
+# Each export has an inductor cache of its own. Inductor records every
+# autotuning's timings in one JSON file (cache/<hash of GPU and versions>),
+# written back whole after each benchmark, which takes 20-50 s on a GEMM's ~20
+# Triton candidates: two exports sharing the file overwrite each other's
+# results. A timed-out export's record also leaves the machine, in
+# $OUT/zoo-autotune/TAG/, and an export finds it again in
+# $CARRY/zoo-autotune/TAG/: put a call's zoo-autotune/ into .carry/ and a later
+# session's export skips every autotuning already done (inductor benchmarks
+# nothing when all of a GEMM's candidates are recorded).
 ZOO_DIR=${ZOO_DIR:-/tmp/aoti-zoo}
 
 zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
@@ -185,17 +196,27 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
     echo "zoo-export $tag: skipped, budget spent"; return
   fi
   limit=$(( left < ZOO_TIMEOUT_S ? left : ZOO_TIMEOUT_S ))
+  cache="$ZOO_DIR/inductor/$tag"
+  mkdir -p "$cache/cache"
+  if [ -d "$CARRY/zoo-autotune/$tag/cache" ]; then  # this machine's own record wins
+    cp -rn "$CARRY/zoo-autotune/$tag/cache/." "$cache/cache/"
+  fi
   t0=$(date +%s)
   # Inductor gives the parallel compile of a layer's autotuning candidates
   # 300 s (precompilation_timeout_seconds) and then marks every unfinished
   # one failed: with many exports sharing the machine, all 18 GEMM candidates
   # of a MobileNetV3 or RegNetY layer missed it and the export "failed" with
   # NoValidChoicesError (2026-12-04). The export's own limit bounds it here.
-  TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
+  TORCHINDUCTOR_CACHE_DIR=$cache TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
   TORCHINDUCTOR_COMPILE_THREADS=$ZOO_COMPILE_THREADS timeout -k 10 "$limit" \
     "$PY" "$ROOT/tests/gpu/zoo/export.py" "$1" "$2" "$3" "$4" "$ZOO_DIR" > "$log" 2>&1
   rc=$?
-  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "zoo-export: timed out after $limit s" >> "$log"; fi
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "zoo-export: timed out after $limit s" >> "$log"
+    if [ -n "$(ls -A "$cache/cache")" ]; then
+      mkdir -p "$OUT/zoo-autotune/$tag" && cp -r "$cache/cache" "$OUT/zoo-autotune/$tag/"
+    fi
+  fi
   echo "zoo-export $tag: rc $rc, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$log" | cut -c1-200)"
 }
 
@@ -204,7 +225,7 @@ phase_zoo-export() {
   list=$($PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}) ||
     { status=1; return; }
   mkdir -p "$ZOO_DIR/logs"
-  export ZOO_DIR PY ROOT ZOO_FORCE
+  export ZOO_DIR PY ROOT ZOO_FORCE OUT CARRY
   export ZOO_DEADLINE=$(( $(date +%s) + ${ZOO_BUDGET_S:-480} )) ZOO_TIMEOUT_S=${ZOO_TIMEOUT_S:-420} \
          ZOO_COMPILE_THREADS=${ZOO_COMPILE_THREADS:-2}
   export -f zoo_export_one
