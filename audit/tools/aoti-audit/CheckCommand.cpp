@@ -272,8 +272,8 @@ CommandFn addCheckCommand(CLI::App &App) {
                    "Names that must bind to exactly one provider "
                    "(default: aoti_torch_)",
                    &Args->All,
-                   "Check every non-weak undefined reference, not only "
-                   "--prefix ones");
+                   "Check every undefined reference, not only --prefix "
+                   "ones (a weak one that stays unbound is a note)");
   Cmd->add_option("--archive", Args->Archives,
                   "A static archive the host links (explains members it left out)")
       ->check(CLI::ExistingFile);

@@ -45,7 +45,8 @@ struct CheckOptions {
   /// SIMD CPU kernels call through at::vec; LibTorch and libsleef (linked by
   /// libaoti_shims) define the same functions, so two of them are no clash.
   std::vector<std::string> BindPrefixes{std::string(VectorMathPrefix)};
-  /// Check every non-weak undefined reference, not only the prefixed ones.
+  /// Check every undefined reference, not only the prefixed ones; a weak
+  /// one that nothing defines is a note (AOTI012), not a failure.
   bool All = false;
   /// Archives the host was (or should have been) linked with.
   std::vector<std::string> Archives;
