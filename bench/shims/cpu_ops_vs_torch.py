@@ -1,18 +1,24 @@
 """The CPU fallbacks against eager PyTorch's own kernels, at a zoo model's shapes.
 
-    python3 cpu_ops_vs_torch.py LIBAOTI_SHIMS INFO.json [--threads N] [--iters N]
+    python3 cpu_ops_vs_torch.py LIBAOTI_SHIMS INFO.json [--threads N] [--iters N] [--rounds N]
 
 INFO.json is a zoo package's info.json (tests/gpu/zoo/export.py): its "calls"
 are the convolution, attention and GEMM calls of the exported graph with their
-argument shapes. Each convolution and scaled-dot-product-attention call is run
-two ways on random float32 operands of those shapes: through the shims' C ABI
-(aoti_torch_cpu_convolution, aoti_torch_cpu__scaled_dot_product_flash_
-attention_for_cpu, loaded from LIBAOTI_SHIMS with ctypes) and through torch's
-ATen op, each in a process of its own (two OpenMP runtimes in one process
+argument shapes. Each convolution, scaled-dot-product-attention and linear call
+is run two ways on random float32 operands of those shapes: through the shims'
+C ABI (aoti_torch_cpu_convolution, aoti_torch_cpu__scaled_dot_product_flash_
+attention_for_cpu, and for a linear layer aoti_torch_cpu_addmm_out or mm_out on
+the weight read transposed, as inductor calls them; loaded from LIBAOTI_SHIMS
+with ctypes) and through torch's ATen op (addmm / mm for a linear layer, what
+eager's linear runs), each in a process of its own (two OpenMP runtimes in one process
 would spin against each other), N threads each side (AOTI_NUM_THREADS /
 torch.set_num_threads). The outputs are compared, so a fast wrong answer
 cannot pass, and the table gives both p50s and their ratio, once per call
-shape, with how many times the graph makes that call.
+shape, with how many times the graph makes that call. With --rounds N the two
+processes alternate N times and each figure is the median of the N p50s: on a
+shared host the load drifts between two processes run once (seen: the same
+call 0.63x and 1.5x within minutes), and alternating puts both sides under
+the same drift.
 
 This is how a model's time over eager (docs/aoti-run.md) is traced to a
 fallback: the package's own kernels are torch's, so what differs is here.
@@ -28,13 +34,15 @@ import time
 
 
 def parse_calls(info):
-    """(kind, args) for each distinct convolution / attention call."""
+    """(kind, args) for each distinct convolution / attention / linear call."""
     out = []
     for op, args, kwargs, count in info["calls"]:
         if "convolution" in op or op.startswith("aten.conv"):
             out.append(("conv", op, args, kwargs, count))
         elif "scaled_dot_product" in op:
             out.append(("sdpa", op, args, kwargs, count))
+        elif op.startswith("aten.linear"):
+            out.append(("linear", op, args, kwargs, count))
     return out
 
 
@@ -80,6 +88,23 @@ def sdpa_params(op, args, kwargs):
     return q, k, v, shape_of(mask) if mask is not None else None, causal, scale
 
 
+def linear_params(op, args, kwargs):
+    """M, K, N and whether there is a bias: aten.linear(x[..., K], w[N, K], b[N])
+    is one [M, K] x [K, N] product over the flattened leading dimensions."""
+    x, w = shape_of(args[0]), shape_of(args[1])
+    b = args[2] if len(args) > 2 else kwargs.get("bias")
+    if x is None or w is None or len(w) != 2:
+        return None
+    m = 1
+    for d in x[:-1]:
+        m *= d
+    return m, x[-1], w[0], shape_of(b) is not None
+
+
+def params(kind, op, args, kwargs):
+    return {"conv": conv_params, "sdpa": sdpa_params, "linear": linear_params}[kind](op, args, kwargs)
+
+
 def time_it(fn, iters, warmup):
     for _ in range(warmup):
         fn()
@@ -115,11 +140,17 @@ def run_torch(calls, iters, warmup, threads):
                 xs, ws, bs = operands([x, w, [w[0]] if bias else None], i)
                 fn = lambda: torch.ops.aten.convolution(xs, ws, bs, stride, padding, dilation,
                                                         False, [0] * len(stride), groups)
-            else:
+            elif kind == "sdpa":
                 q, k, v, mask, causal, scale = p
                 qs, ks, vs, ms = operands([q, k, v, mask], i)
                 fn = lambda: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
                     qs, ks, vs, 0.0, causal, attn_mask=ms, scale=scale)[0]
+            else:
+                m, k, n, bias = p
+                xs, ws, bs = operands([[m, k], [n, k], [n] if bias else None], i)
+                wt = ws.t()
+                fn = (lambda: torch.ops.aten.addmm(bs, xs, wt)) if bias else \
+                    (lambda: torch.ops.aten.mm(xs, wt))
             out = fn()
             results.append({"ms": time_it(fn, iters, warmup), "out": summary(out)})
     return results
@@ -191,6 +222,21 @@ def run_shims(calls, iters, warmup, lib):
                                                    ctypes.byref(out))
                 assert err == 0, "aoti_torch_cpu_convolution failed"
                 return out
+        elif kind == "linear":
+            m, k, n, bias = p
+            xs, ws, bs = operands([[m, k], [n, k], [n] if bias else None], i)
+            outs = torch.empty(m, n)
+            hx, hwt, ho = s.wrap(xs), s.wrap(ws.t()), s.wrap(outs)
+            hb = s.wrap(bs) if bs is not None else None
+
+            def fn():
+                if hb is not None:
+                    err = L.aoti_torch_cpu_addmm_out(ho, hb, hx, hwt, ctypes.c_double(1.0),
+                                                     ctypes.c_double(1.0))
+                else:
+                    err = L.aoti_torch_cpu_mm_out(ho, hx, hwt)
+                assert err == 0, "aoti_torch_cpu_addmm_out / mm_out failed"
+                return None
         else:
             q, k, v, mask, causal, scale = p
             qs, ks, vs, ms = operands([q, k, v, mask], i)
@@ -207,6 +253,12 @@ def run_shims(calls, iters, warmup, lib):
                 assert err == 0, "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu failed"
                 s.delete(lse)
                 return out
+
+        if kind == "linear":  # writes into outs, a tensor of its own
+            ms_ = time_it(fn, iters, warmup)
+            fn()
+            results.append({"ms": ms_, "out": summary(outs)})
+            continue
 
         def timed():
             s.delete(fn())
@@ -225,6 +277,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--impl", choices=["torch", "shims"], help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -232,7 +285,7 @@ def main():
         info = json.load(f)
     calls, labels = [], []
     for kind, op, args, kwargs, count in parse_calls(info):
-        p = conv_params(op, args, kwargs) if kind == "conv" else sdpa_params(op, args, kwargs)
+        p = params(kind, op, args, kwargs)
         if p is None:
             continue
         calls.append((kind, p))
@@ -243,17 +296,25 @@ def main():
         with open(a.out, "w") as f:
             json.dump(res, f)
         return 0
-    res = {}
+    rounds = {"torch": [], "shims": []}
     with tempfile.TemporaryDirectory() as tmp:
-        for impl in ("torch", "shims"):
-            env = dict(os.environ, AOTI_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads))
-            out = os.path.join(tmp, impl + ".json")
-            subprocess.run([sys.executable, __file__, a.lib, a.info, "--threads", str(a.threads),
-                            "--iters", str(a.iters), "--warmup", str(a.warmup), "--impl", impl,
-                            "--out", out], env=env, check=True)
-            with open(out) as f:
-                res[impl] = json.load(f)
-    print(f"{info.get('tag', a.info)}: {a.threads} threads, p50 of {a.iters}\n")
+        for _ in range(max(a.rounds, 1)):
+            for impl in ("torch", "shims"):
+                env = dict(os.environ, AOTI_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads))
+                out = os.path.join(tmp, impl + ".json")
+                subprocess.run([sys.executable, __file__, a.lib, a.info, "--threads", str(a.threads),
+                                "--iters", str(a.iters), "--warmup", str(a.warmup), "--impl", impl,
+                                "--out", out], env=env, check=True)
+                with open(out) as f:
+                    rounds[impl].append(json.load(f))
+    res = {}
+    for impl, runs in rounds.items():  # per call: the median of the rounds' p50s
+        res[impl] = []
+        for per_call in zip(*runs):
+            ms = sorted(r["ms"] for r in per_call)
+            res[impl].append({"ms": ms[len(ms) // 2], "out": per_call[0]["out"]})
+    how = f"p50 of {a.iters}" + (f", median of {a.rounds} alternating rounds" if a.rounds > 1 else "")
+    print(f"{info.get('tag', a.info)}: {a.threads} threads, {how}\n")
     print("| call | count | shims ms | torch ms | ratio | sum rel. diff |")
     print("| --- | --- | --- | --- | --- | --- |")
     total = {"shims": 0.0, "torch": 0.0}
