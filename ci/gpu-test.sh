@@ -26,6 +26,8 @@
 #   zoo-run       the zoo's packages through aoti-run against eager: the table
 #                 in $OUT/zoo.md and $OUT/zoo.json (tests/gpu/zoo/run.py)
 #   zoo           zoo-export then zoo-run
+#   zoo-cpu-ops   the zoo's CPU packages' convolution, attention and linear
+#                 calls, shims vs torch's ATen ops (bench/shims/cpu_ops_vs_torch.py)
 #
 # The GPU machine has no LLVM, CLI11, libzip or GoogleTest and a newer glibc,
 # so everything is built on the CPU machine and carried in $CARRY (default
@@ -252,6 +254,27 @@ phase_zoo-run() {
 }
 
 phase_zoo() { phase_zoo-export; phase_zoo-run; }
+
+# zoo-cpu-ops: where a CPU package's time over eager goes. Each exported CPU
+# package of the selection (ZOO_SET, ZOO_FILTER) has its convolution,
+# attention and linear calls timed through the carried libaoti_shims and
+# through torch's ATen ops, on the package's thread count, the two sides
+# alternating CPU_OPS_ROUNDS times (3); outputs compared
+# (bench/shims/cpu_ops_vs_torch.py). One table per package in $OUT/zoo_cpu_ops.md.
+phase_zoo-cpu-ops() {
+  local list m o d v info threads
+  list=$($PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}) ||
+    { status=1; return; }
+  : > "$OUT/zoo_cpu_ops.md"
+  while read -r m o d v; do
+    info="$ZOO_DIR/$m.$o.$d.$v/info.json"
+    [ "$v" = cpu ] && [ -f "$info" ] || continue
+    threads=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["threads"] or 8)' "$info")
+    { $PY "$ROOT/bench/shims/cpu_ops_vs_torch.py" "$CARRY/lib/libaoti_shims.so.0" "$info" \
+        --threads "$threads" --iters 20 --rounds "${CPU_OPS_ROUNDS:-3}" 2>&1 || status=1; echo; } \
+      | tee -a "$OUT/zoo_cpu_ops.md"
+  done <<< "$list"
+}
 # preflight: the carried binaries start here (every library found), or stop the
 # whole call at once instead of spending the machine's minutes on nothing.
 phase_preflight() {
