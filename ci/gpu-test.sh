@@ -53,7 +53,7 @@ status=0
 
 phase_stage() {
   local B=${BUILD:-$ROOT/build-backend} AUDIT=${AUDIT:-$ROOT/build/bin/aoti-audit}
-  ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test ops_bench || return 1
+  ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test ops_bench || { status=1; return; }
   rm -rf "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/deps
   mkdir -p "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/models "$CARRY"/deps
   for b in aoti-run aoti-run-no-whole-archive aoti-run-no-export-dynamic aoti-run-static-cudart \
@@ -69,7 +69,7 @@ phase_stage() {
   local T="$B"/backend/CMakeFiles/aoti_run_main.dir/tools
   g++ -r -nostdlib -o "$CARRY/obj/aoti-run-partial.o" "$T/aoti-run.cpp.o" "$T/Timer.cpp.o" \
       "$B/lib/libaoti_backend.a" "$B/lib/libaoti_audit.a" \
-      $(llvm-config-19 --link-static --libfiles object textapi demangle) || return 1
+      $(llvm-config-19 --link-static --libfiles object textapi demangle) || { status=1; return; }
   strip -g "$CARRY/obj/aoti-run-partial.o"
   # The binaries share LLVM's code: one solid archive travels in a fraction
   # of their size (unpacked by the unpack phase).
@@ -80,7 +80,7 @@ phase_stage() {
   # machine's own.
   for l in libdnnl.so.2 libOpenCL.so.1 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 \
            libsleef.so.3; do
-    cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l {print $NF; exit}')" "$CARRY/deps/$l" || return 1
+    cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l {print $NF; exit}')" "$CARRY/deps/$l" || { status=1; return; }
   done
   tar -C "$CARRY" -cJf "$CARRY/bin.tar.xz" bin obj deps && rm -rf "$CARRY/bin" "$CARRY/obj" "$CARRY/deps"
   [ -n "${MODELS_TAR:-}" ] && cp $MODELS_TAR "$CARRY/models/"
