@@ -8,6 +8,14 @@ cd "$(dirname "$0")/.."
 bash ci/setup.sh
 bash ci/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "${JOBS:-$(nproc)}"
+# What ci/gpu-test.sh stage carries to the GPU machine is built on demand
+# (EXCLUDE_FROM_ALL): the link matrix's mis-linked aoti-run variants and the
+# CUDA benchmarks. Link them here so that a change to what the shims need
+# fails CI, not the next GPU session (it did once: SLEEF).
+if ninja -C "${BUILD_DIR:-build}" -t targets all | grep -q '^backend_link_matrix:'; then
+  echo "== the GPU machine's binaries: backend_link_matrix, ops_bench"
+  cmake --build "${BUILD_DIR:-build}" -j "${JOBS:-$(nproc)}" --target backend_link_matrix ops_bench
+fi
 # CMake's default generator (Unix Makefiles), as the README's plain
 # `cmake -S . -B build && cmake --build build` uses it: configure the whole
 # project and build the shims, the CUDA targets where the toolkit is found
