@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/backend/Model.h"
 
+#include "CpuIsa.h"
 #include "CudaModules.h"
 #include "DynamicImports.h"
 #include "EmbeddedConstants.h"
@@ -312,6 +313,24 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
     return Error(ErrorKind::DeviceMismatch,
                  Path + ": the model was compiled for " + CompiledFor + " and cannot run on " +
                      Dev.str());
+
+  // A CPU model's kernels use the vector instructions of the CPU it was
+  // exported on: without them it would die of SIGILL in its first kernel.
+  if (Dev.Type == DeviceType::CPU)
+    if (std::optional<std::string> Isa = jsonStringField(Files.Metadata, "AOTI_CPU_ISA")) {
+      std::vector<std::string> Missing = missingCpuFeatures(*Isa, hostCpuFeatures());
+      if (!Missing.empty()) {
+        std::string List;
+        for (const std::string &Feature : Missing)
+          List += (List.empty() ? "" : ", ") + Feature;
+        return Error(ErrorKind::DeviceMismatch,
+                     Path + ": the model's CPU kernels were compiled for " + *Isa +
+                         " (AOTI_CPU_ISA) and this CPU lacks " + List +
+                         "; export it on a CPU like this one (inductor compiles a CPU "
+                         "model for the exporting machine's CPU: -march=native and that "
+                         "instruction set)");
+      }
+    }
 
   // What it needs from us, before dlopen gets a chance to fail on the first.
   Expected<DynamicImports> Imports = readDynamicImports(Files.SoPath);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Fixtures.h"
 
+#include "../../backend/lib/CpuIsa.h"
 #include "../../backend/lib/DynamicImports.h"
 #include "../../backend/lib/EmbeddedConstants.h"
 #include "../../backend/lib/JsonCursor.h"
@@ -28,8 +29,12 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <malloc.h>
+#include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace aoti::backend;
@@ -758,6 +763,75 @@ TEST(Model, ADeviceTheModelWasNotCompiledFor) {
   M = Model::load(fixture("model.pt2"), O);
   ASSERT_FALSE(M);
   EXPECT_EQ(M.error().kind(), ErrorKind::DeviceMismatch);
+}
+
+// The x86 flags the kernel reports in /proc/cpuinfo: the test's own view of
+// this CPU, independent of the backend's CPUID reading.
+std::set<std::string> cpuinfoFlags() {
+  std::ifstream In("/proc/cpuinfo");
+  std::string Line;
+  while (std::getline(In, Line))
+    if (Line.rfind("flags", 0) == 0) {
+      std::istringstream Words(Line.substr(Line.find(':') + 1));
+      return {std::istream_iterator<std::string>(Words), std::istream_iterator<std::string>()};
+    }
+  return {};
+}
+
+TEST(CpuIsa, EachIsaWordRequiresItsCompilerFlagsFeatures) {
+  using aoti::backend::missingCpuFeatures;
+  const std::set<std::string> None;
+  const std::set<std::string> Avx2{"avx2", "fma", "f16c"};
+  EXPECT_EQ(missingCpuFeatures("AVX2", None), (std::vector<std::string>{"avx2", "fma", "f16c"}));
+  EXPECT_TRUE(missingCpuFeatures("AVX2", Avx2).empty());
+  EXPECT_EQ(missingCpuFeatures("AVX512", Avx2),
+            (std::vector<std::string>{"avx512f", "avx512dq", "avx512vl", "avx512bw"}));
+  // Lower case and extra spaces read the same; a feature two words need is
+  // named once.
+  EXPECT_EQ(missingCpuFeatures("  avx512   avx512_vnni amx_tile ", None),
+            (std::vector<std::string>{"avx512f", "avx512dq", "avx512vl", "avx512bw", "fma",
+                                      "avx512vnni", "amx-tile"}));
+  for (const char *Nothing : {"", "INVALID_VEC_ISA", "ASIMD", "VSX", "ZVECTOR", "SOMETHING_NEW"})
+    EXPECT_TRUE(missingCpuFeatures(Nothing, None).empty()) << Nothing;
+}
+
+TEST(CpuIsa, TheBackendSeesTheFeaturesTheKernelReports) {
+  const std::set<std::string> Flags = cpuinfoFlags();
+  if (Flags.empty())
+    GTEST_SKIP() << "no flags line in /proc/cpuinfo (not x86 Linux)";
+  const std::set<std::string> Host = aoti::backend::hostCpuFeatures();
+  // Ours (GCC's names) and the kernel's.
+  for (auto [Ours, Kernels] : std::initializer_list<std::pair<const char *, const char *>>{
+           {"avx2", "avx2"}, {"fma", "fma"}, {"f16c", "f16c"}, {"avx512f", "avx512f"},
+           {"avx512dq", "avx512dq"}, {"avx512vl", "avx512vl"}, {"avx512bw", "avx512bw"},
+           {"avx512vnni", "avx512_vnni"}, {"amx-tile", "amx_tile"}})
+    EXPECT_EQ(Host.count(Ours), Flags.count(Kernels)) << Ours;
+}
+
+TEST(Model, ACpuModelForInstructionsThisCpuLacksIsRefusedBeforeDlopen) {
+  const std::set<std::string> Flags = cpuinfoFlags();
+  if (Flags.empty())
+    GTEST_SKIP() << "no flags line in /proc/cpuinfo (not x86 Linux)";
+  std::vector<std::string> Lacks;
+  for (const char *F : {"avx512f", "avx512dq", "avx512vl", "avx512bw", "fma", "avx512_vnni",
+                        "amx_tile"})
+    if (!Flags.count(F))
+      Lacks.push_back(F);
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("amx.pt2"), cpu());
+  if (Lacks.empty()) { // a CPU with AMX: the model loads
+    EXPECT_TRUE(M) << M.error().message();
+    return;
+  }
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::DeviceMismatch);
+  EXPECT_NE(M.error().message().find("compiled for AVX512 AVX512_VNNI AMX_TILE (AOTI_CPU_ISA) "
+                                     "and this CPU lacks "),
+            std::string::npos)
+      << M.error().message();
+  EXPECT_NE(M.error().message().find("export it on a CPU like this one"), std::string::npos);
+  // Scalar kernels need nothing.
+  Expected<std::unique_ptr<Model>> Scalar = Model::load(fixture("scalar.pt2"), cpu());
+  EXPECT_TRUE(Scalar) << Scalar.error().message();
 }
 
 TEST(Model, ContainerCreationFailureCarriesTheModelsMessage) {

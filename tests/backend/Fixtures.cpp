@@ -28,9 +28,10 @@ std::string blob(size_t Bytes) {
   return B;
 }
 
-std::string metadata(const char *Device) {
+std::string metadata(const char *Device, const char *CpuIsa = nullptr) {
   return std::string("{\"AOTI_DEVICE_KEY\": \"") + Device +
-         "\", \"AOTI_PLATFORM\": \"linux\", \"nested\": {\"a\": [1, 2, {\"b\": null}]}}";
+         "\", \"AOTI_PLATFORM\": \"linux\", \"nested\": {\"a\": [1, 2, {\"b\": null}]}" +
+         (CpuIsa ? std::string(", \"AOTI_CPU_ISA\": \"") + CpuIsa + "\"" : std::string()) + "}";
 }
 
 bool writeText(const fs::path &P, const std::string &Text) {
@@ -152,6 +153,12 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
     return E;
   Package[3].second = metadata("cuda");
   if (std::string E = zipFiles(Dir / "cuda.pt2", Package); !E.empty())
+    return E;
+  Package[3].second = metadata("cpu", "AVX512 AVX512_VNNI AMX_TILE");
+  if (std::string E = zipFiles(Dir / "amx.pt2", Package); !E.empty())
+    return E;
+  Package[3].second = metadata("cpu", "INVALID_VEC_ISA");
+  if (std::string E = zipFiles(Dir / "scalar.pt2", Package); !E.empty())
     return E;
   // The same package, but the .so without weights in it or beside it; then
   // with them pickled as torch's pickle_weights format stores them.

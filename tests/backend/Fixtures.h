@@ -21,6 +21,8 @@ struct Plugins {
 ///   so/m.wrapper.so + _metadata.json (cpu) + _weights.blob    a good .so model
 ///   model.pt2         the same, zipped under a top folder "some_model/"
 ///   cuda.pt2          metadata says cuda
+///   amx.pt2, scalar.pt2  cpu, AOTI_CPU_ISA "AVX512 AVX512_VNNI AMX_TILE" or
+///                     "INVALID_VEC_ISA"
 ///   noblob/m.wrapper.so, short/m.wrapper.so (20-byte blob)
 ///   missing/m.wrapper.so, notamodel.so, garbage.bin, nomodel.pt2
 ///   inso/m.wrapper.so, inso.pt2          weights in the .so, no blob
