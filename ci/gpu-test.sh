@@ -183,6 +183,11 @@ phase_bench() {
 # nothing when all of a GEMM's candidates are recorded).
 ZOO_DIR=${ZOO_DIR:-/tmp/aoti-zoo}
 
+# The packages ZOO_SET and ZOO_FILTER select: "model options dtype device" lines.
+zoo_selection() {
+  $PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}
+}
+
 zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   local tag="$1.$2.$3.$4" log left limit rc t0
   log="$ZOO_DIR/logs/$tag.log"
@@ -224,8 +229,7 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
 
 phase_zoo-export() {
   local list t0 failed=()
-  list=$($PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}) ||
-    { status=1; return; }
+  list=$(zoo_selection) || { status=1; return; }
   mkdir -p "$ZOO_DIR/logs"
   export ZOO_DIR PY ROOT ZOO_FORCE OUT CARRY
   export ZOO_DEADLINE=$(( $(date +%s) + ${ZOO_BUDGET_S:-480} )) ZOO_TIMEOUT_S=${ZOO_TIMEOUT_S:-420} \
@@ -263,8 +267,7 @@ phase_zoo() { phase_zoo-export; phase_zoo-run; }
 # (bench/shims/cpu_ops_vs_torch.py). One table per package in $OUT/zoo_cpu_ops.md.
 phase_zoo-cpu-ops() {
   local list m o d v info threads
-  list=$($PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}) ||
-    { status=1; return; }
+  list=$(zoo_selection) || { status=1; return; }
   : > "$OUT/zoo_cpu_ops.md"
   while read -r m o d v; do
     info="$ZOO_DIR/$m.$o.$d.$v/info.json"

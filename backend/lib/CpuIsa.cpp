@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 #include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -67,17 +68,10 @@ std::vector<std::string> missingCpuFeatures(std::string_view Isa,
                                             const std::set<std::string> &Host) {
 #if defined(__x86_64__) || defined(__i386__)
   std::vector<std::string> Missing;
-  size_t I = 0;
-  while (I < Isa.size()) {
-    while (I < Isa.size() && std::isspace(static_cast<unsigned char>(Isa[I])))
-      ++I;
-    size_t J = I;
-    while (J < Isa.size() && !std::isspace(static_cast<unsigned char>(Isa[J])))
-      ++J;
-    std::string Word(Isa.substr(I, J - I));
+  std::istringstream Words{std::string(Isa)};
+  for (std::string Word; Words >> Word;) {
     for (char &C : Word)
       C = static_cast<char>(std::toupper(static_cast<unsigned char>(C)));
-    I = J;
     for (const auto &[Name, Features] : Requirements) {
       if (Word != Name)
         continue;
