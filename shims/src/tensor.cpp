@@ -2,6 +2,7 @@
 #include "tensor.h"
 
 #include "cuda_api.h"
+#include "host_memory.h"
 
 #include <algorithm>
 #include <numeric>
@@ -13,12 +14,12 @@ namespace {
 // into a multi-gigabyte read of the caller's sizes array.
 constexpr int64_t kMaxDims = 64;
 
-// Host allocations are 64-byte aligned, enough for any vector load the
-// model's C++ kernels emit (torch's CPU allocator uses the same alignment).
-constexpr std::align_val_t kHostAlignment{64};
+void releaseHostStorage(void *data, size_t nbytes, Device) noexcept {
+  releaseHost(data, nbytes);
+}
 
-void releaseHost(void *data, Device) noexcept {
-  ::operator delete(data, kHostAlignment);
+void releaseCudaStorage(void *data, size_t, Device device) noexcept {
+  cuda::release(data, device);
 }
 
 Expected<std::shared_ptr<Storage>> allocateStorage(size_t nbytes,
@@ -26,17 +27,19 @@ Expected<std::shared_ptr<Storage>> allocateStorage(size_t nbytes,
   if (device.isCpu()) {
     void *data = nullptr;
     if (nbytes != 0) {
-      data = ::operator new(nbytes, kHostAlignment, std::nothrow);
+      data = allocateHost(nbytes);
       if (!data)
         return Error::failure("out of host memory allocating ", nbytes,
                               " bytes");
     }
-    return std::make_shared<Storage>(data, nbytes, device, &releaseHost);
+    return std::make_shared<Storage>(data, nbytes, device,
+                                     &releaseHostStorage);
   }
   Expected<void *> data = cuda::allocate(device.index, nbytes);
   if (!data)
     return data.takeError();
-  return std::make_shared<Storage>(*data, nbytes, device, &cuda::release);
+  return std::make_shared<Storage>(*data, nbytes, device,
+                                   &releaseCudaStorage);
 }
 
 bool multiplyOverflows(int64_t a, int64_t b, int64_t *result) {

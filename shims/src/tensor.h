@@ -55,15 +55,15 @@ Expected<Device> resolveDevice(int32_t deviceType, int32_t deviceIndex);
 /// A block of memory and how to release it.
 class Storage {
 public:
-  /// Releases `data`, which was allocated on `device`. Must not throw.
-  using Deleter = void (*)(void *data, Device device) noexcept;
+  /// Releases `data`, `nbytes` allocated on `device`. Must not throw.
+  using Deleter = void (*)(void *data, size_t nbytes, Device device) noexcept;
 
   /// A null `deleter` makes a borrowing Storage.
   Storage(void *data, size_t nbytes, Device device, Deleter deleter)
       : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter) {}
   ~Storage() {
     if (deleter_)
-      deleter_(data_, device_);
+      deleter_(data_, nbytes_, device_);
   }
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;

@@ -238,7 +238,7 @@ TEST(ShimTensor, ViewKeepsOwnedStorageAliveAfterTheOriginalIsDeleted) {
 
 // Counts calls of a Storage deleter.
 int releasedCount = 0;
-void countRelease(void *, aoti::shims::Device) noexcept { ++releasedCount; }
+void countRelease(void *, size_t, aoti::shims::Device) noexcept { ++releasedCount; }
 
 TEST(ShimTensor, OwnedStorageIsReleasedExactlyOnceWithTheLastHandle) {
   using namespace aoti::shims;
