@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -404,6 +405,81 @@ TEST(OpsConvolution, Float16RunsOrIsRefusedClearly) {
   }
 }
 
+// --- Layout choice (AOTI_SHIMS_CPU_CONV) -------------------------------------
+// ops/cpu/convolution.cpp runs a problem on the operands' own layouts, on
+// oneDNN's blocked weights, or on blocked layouts for every operand, and by
+// default times the candidates on a shape's first call. Every choice must
+// give the reference's values (ctest also runs the whole suite with each
+// pinned), and `auto` must give the same bits on the first call, which timed
+// them all, as on every later one.
+
+struct ConvLayoutScope { // unset however the test ends
+  explicit ConvLayoutScope(const char *value) {
+    setenv("AOTI_SHIMS_CPU_CONV", value, 1);
+  }
+  ~ConvLayoutScope() { unsetenv("AOTI_SHIMS_CPU_CONV"); }
+};
+
+// Shapes where the candidates differ: a 3x3 and a strided 1x1 convolution
+// over NCHW (im2col + gemm against blocked direct kernels), a 3-channel 7x7
+// stem, and a channels-last input (direct kernels on NHWC with blocked
+// weights, against everything blocked), which is how an inductor CPU model
+// passes its convolutions.
+std::vector<std::pair<Case, Dims>> layoutCases() {
+  Case conv3{"3x3", {2, 16, 14, 14}, {16, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Case conv1{"1x1/2", {2, 16, 14, 14}, {32, 16, 1, 1}, {2, 2}, {0, 0},
+             {1, 1}};
+  conv1.bias = false;
+  Case stem{"7x7/2 stem", {2, 3, 32, 32}, {16, 3, 7, 7}, {2, 2}, {3, 3},
+            {1, 1}};
+  Case last{"3x3 channels_last", {2, 16, 10, 10}, {16, 16, 3, 3}, {1, 1},
+            {1, 1}, {1, 1}};
+  last.inputLayout = Layout::ChannelsLast;
+  return {{conv3, contiguous({2, 16, 14, 14})},
+          {conv1, contiguous({2, 32, 7, 7})},
+          {stem, contiguous({2, 16, 16, 16})},
+          {last, channelsLast({2, 16, 10, 10})}};
+}
+
+TEST(OpsConvolutionLayouts, EveryChoiceMatchesTheReference) {
+  for (const char *choice : {"own", "blocked-weights", "blocked", "auto", ""}) {
+    SCOPED_TRACE(std::string("AOTI_SHIMS_CPU_CONV=") + choice);
+    ConvLayoutScope scope(choice);
+    for (const auto &[c, strides] : layoutCases())
+      for (int call = 0; call < 2; ++call) // the choice, then the cache
+        runCase(c, false, kFloatTol, 0, strides);
+  }
+}
+
+TEST(OpsConvolutionLayouts, AutoGivesTheSameBitsOnTheFirstCallAsLater) {
+  ConvLayoutScope scope("auto");
+  std::mt19937 rng(7);
+  for (auto [c, strides] : layoutCases()) {
+    SCOPED_TRACE(c.name);
+    // A batch no other test uses, so the first call here is the shape's
+    // first in the process.
+    c.input[0] = 3;
+    Host in = makeHost(c.input, c.inputLayout, rng, nullptr);
+    Host w = makeHost(c.weight, c.weightLayout, rng, nullptr);
+    wrap(in, aoti_torch_dtype_float32(), nullptr);
+    wrap(w, aoti_torch_dtype_float32(), nullptr);
+    std::vector<std::vector<float>> results;
+    for (int call = 0; call < 3; ++call) {
+      TensorHandle out;
+      ASSERT_SHIM_OK(
+          callConv(c, in.handle.get(), w.handle.get(), nullptr, out.out()));
+      int64_t numel = 0;
+      ASSERT_SHIM_OK(aoti_torch_get_numel(out.get(), &numel));
+      const float *data = aoti::test::dataOf<float>(out);
+      results.emplace_back(data, data + numel);
+    }
+    EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
+                             results[0].size() * sizeof(float)));
+    EXPECT_EQ(0, std::memcmp(results[1].data(), results[2].data(),
+                             results[1].size() * sizeof(float)));
+  }
+}
+
 // --- Errors -----------------------------------------------------------------
 
 class OpsConvolutionErrors : public ::testing::Test {
@@ -591,6 +667,15 @@ struct RuleCase {
   int64_t groups;
   ops::MemoryFormat expected;
 };
+
+TEST_F(OpsConvolutionErrors, UnknownLayoutChoice) {
+  setenv("AOTI_SHIMS_CPU_CONV", "fastest", 1);
+  EXPECT_SHIM_FAILS(conv(input.get(), weight.get()),
+                    "AOTI_SHIMS_CPU_CONV=fastest: expected auto, own, "
+                    "blocked-weights or blocked (or unset)");
+  unsetenv("AOTI_SHIMS_CPU_CONV");
+  EXPECT_SHIM_OK(conv(input.get(), weight.get()));
+}
 
 TEST(OpsConvolutionRule, MatchesTorchFakeConvolution) {
   using F = ops::MemoryFormat;
