@@ -264,7 +264,9 @@ phase_zoo() { phase_zoo-export; phase_zoo-run; }
 # attention and linear calls timed through the carried libaoti_shims and
 # through torch's ATen ops, on the package's thread count, the two sides
 # alternating CPU_OPS_ROUNDS times (3); outputs compared
-# (bench/shims/cpu_ops_vs_torch.py). One table per package in $OUT/zoo_cpu_ops.md.
+# (bench/shims/cpu_ops_vs_torch.py); the shims' convolutions get a
+# channels-last input, as the model passes it, torch's NCHW, as eager runs
+# it. One table per package in $OUT/zoo_cpu_ops.md.
 phase_zoo-cpu-ops() {
   local list m o d v info threads
   list=$(zoo_selection) || { status=1; return; }
@@ -274,7 +276,8 @@ phase_zoo-cpu-ops() {
     [ "$v" = cpu ] && [ -f "$info" ] || continue
     threads=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["threads"] or 8)' "$info")
     { $PY "$ROOT/bench/shims/cpu_ops_vs_torch.py" "$CARRY/lib/libaoti_shims.so.0" "$info" \
-        --threads "$threads" --iters 20 --rounds "${CPU_OPS_ROUNDS:-3}" 2>&1 || status=1; echo; } \
+        --threads "$threads" --iters 20 --rounds "${CPU_OPS_ROUNDS:-3}" \
+        --conv-input channels-last 2>&1 || status=1; echo; } \
       | tee -a "$OUT/zoo_cpu_ops.md"
   done <<< "$list"
 }

@@ -1,6 +1,7 @@
 """The CPU fallbacks against eager PyTorch's own kernels, at a zoo model's shapes.
 
     python3 cpu_ops_vs_torch.py LIBAOTI_SHIMS INFO.json [--threads N] [--iters N] [--rounds N]
+                                [--conv-input nchw|channels-last]
 
 INFO.json is a zoo package's info.json (tests/gpu/zoo/export.py): its "calls"
 are the convolution, attention and GEMM calls of the exported graph with their
@@ -19,6 +20,15 @@ processes alternate N times and each figure is the median of the N p50s: on a
 shared host the load drifts between two processes run once (seen: the same
 call 0.63x and 1.5x within minutes), and alternating puts both sides under
 the same drift.
+
+The convolutions' operands are NCHW on both sides by default, as the
+exported graph has them. An inductor CPU model passes its 2-d and 3-d
+convolutions a channels-last input instead (its layout optimization: in six
+of the zoo's CPU conv models, every convolution input that the wrapper
+allocates is channels-last, and the others are outputs of convolutions),
+which changes the kernels oneDNN runs:
+--conv-input channels-last gives the shims' side its input in that layout,
+while torch's side stays NCHW, as eager runs it.
 
 This is how a model's time over eager (docs/aoti-run.md) is traced to a
 fallback: the package's own kernels are torch's, so what differs is here.
@@ -198,7 +208,16 @@ class Shims:
         self.lib.aoti_torch_delete_tensor_object(h)
 
 
-def run_shims(calls, iters, warmup, lib):
+def as_model_passes(t, conv_input):
+    """The convolution input in the layout the model gives the shims."""
+    import torch
+    if conv_input != "channels-last" or t.dim() not in (4, 5):
+        return t
+    fmt = torch.channels_last if t.dim() == 4 else torch.channels_last_3d
+    return t.contiguous(memory_format=fmt)
+
+
+def run_shims(calls, iters, warmup, lib, conv_input="nchw"):
     import torch
     torch.set_num_threads(1)  # only builds operands here; the shims run on their own OpenMP
     s = Shims(lib)
@@ -209,6 +228,7 @@ def run_shims(calls, iters, warmup, lib):
         if kind == "conv":
             x, w, bias, stride, padding, dilation, groups = p
             xs, ws, bs = operands([x, w, [w[0]] if bias else None], i)
+            xs = as_model_passes(xs, conv_input)
             hx, hw = s.wrap(xs), s.wrap(ws)
             hb = s.wrap(bs) if bs is not None else ctypes.c_void_p()
             d = len(stride)
@@ -278,6 +298,8 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--conv-input", choices=["nchw", "channels-last"], default="nchw",
+                    help="the layout of the shims' convolution inputs (torch's stay NCHW)")
     ap.add_argument("--impl", choices=["torch", "shims"], help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -292,7 +314,7 @@ def main():
         labels.append((op, p, count))
     if a.impl:  # a worker: one implementation, results to --out
         res = run_torch(calls, a.iters, a.warmup, a.threads) if a.impl == "torch" else \
-            run_shims(calls, a.iters, a.warmup, a.lib)
+            run_shims(calls, a.iters, a.warmup, a.lib, a.conv_input)
         with open(a.out, "w") as f:
             json.dump(res, f)
         return 0
@@ -304,7 +326,7 @@ def main():
                 out = os.path.join(tmp, impl + ".json")
                 subprocess.run([sys.executable, __file__, a.lib, a.info, "--threads", str(a.threads),
                                 "--iters", str(a.iters), "--warmup", str(a.warmup), "--impl", impl,
-                                "--out", out], env=env, check=True)
+                                "--conv-input", a.conv_input, "--out", out], env=env, check=True)
                 with open(out) as f:
                     rounds[impl].append(json.load(f))
     res = {}
@@ -314,7 +336,8 @@ def main():
             ms = sorted(r["ms"] for r in per_call)
             res[impl].append({"ms": ms[len(ms) // 2], "out": per_call[0]["out"]})
     how = f"p50 of {a.iters}" + (f", median of {a.rounds} alternating rounds" if a.rounds > 1 else "")
-    print(f"{info.get('tag', a.info)}: {a.threads} threads, {how}\n")
+    layout = "" if a.conv_input == "nchw" else ", the shims' convolution inputs channels-last"
+    print(f"{info.get('tag', a.info)}: {a.threads} threads, {how}{layout}\n")
     print("| call | count | shims ms | torch ms | ratio | sum rel. diff |")
     print("| --- | --- | --- | --- | --- | --- |")
     total = {"shims": 0.0, "torch": 0.0}
