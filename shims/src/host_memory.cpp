@@ -41,6 +41,7 @@
 #include "host_memory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <iterator>
 #include <map>
@@ -91,6 +92,14 @@ size_t sizeClass(size_t nbytes) {
       std::max<size_t>(size_t{1} << std::max(log2 - 3, 0), size_t{4} << 10);
   return (nbytes + step - 1) / step * step;
 }
+
+// Requests over this fail at once: no address space is that large, and
+// rounding one up (to a size class here, to the alignment in the C++
+// library's aligned new) could wrap around to a tiny block.
+constexpr size_t kMaxHostBytes = SIZE_MAX >> 2;
+
+// Whether a block of nbytes goes through the cache.
+bool cacheable(size_t nbytes) { return nbytes >= kHostCacheMinBytes; }
 
 size_t limitFromEnvironment() {
   const char *value = std::getenv("AOTI_SHIMS_CPU_CACHE_MB");
@@ -194,7 +203,9 @@ std::optional<size_t> hostCacheLimitFrom(std::optional<std::string_view> mib) {
 }
 
 void *allocateHost(size_t nbytes) noexcept {
-  if (nbytes < kHostCacheMinBytes)
+  if (nbytes > kMaxHostBytes)
+    return nullptr;
+  if (!cacheable(nbytes))
     return ::operator new(nbytes, kAlignment, std::nothrow);
   const size_t capacity = sizeClass(nbytes);
   if (void *data = cache().take(capacity)) {
@@ -207,7 +218,7 @@ void *allocateHost(size_t nbytes) noexcept {
 void releaseHost(void *data, size_t nbytes) noexcept {
   if (!data)
     return;
-  if (nbytes < kHostCacheMinBytes) {
+  if (!cacheable(nbytes)) {
     ::operator delete(data, kAlignment);
     return;
   }

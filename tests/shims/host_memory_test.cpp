@@ -122,6 +122,13 @@ TEST(HostCache, TheBoundHoldsAndTheLargestGoFirst) {
   EXPECT_EQ(stats.limitBytes, kMiB);
 }
 
+// A size near SIZE_MAX must fail, not round up past it into a tiny block.
+TEST(HostCache, AnImpossibleSizeFailsInsteadOfWrapping) {
+  for (size_t nbytes :
+       {SIZE_MAX, SIZE_MAX - 4096, SIZE_MAX / 2 + 1, SIZE_MAX / 4 + 1})
+    EXPECT_EQ(allocateHost(nbytes), nullptr) << nbytes;
+}
+
 TEST(HostCache, ABoundOfZeroKeepsNothing) {
   LimitScope scope(0);
   void *block = allocateHost(kMiB);
