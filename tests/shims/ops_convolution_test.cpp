@@ -454,7 +454,15 @@ TEST(OpsConvolutionLayouts, EveryChoiceMatchesTheReference) {
 TEST(OpsConvolutionLayouts, AutoGivesTheSameBitsOnTheFirstCallAsLater) {
   ConvLayoutScope scope("auto");
   std::mt19937 rng(7);
-  for (auto [c, strides] : layoutCases()) {
+  std::vector<std::pair<Case, Dims>> cases = layoutCases();
+  // And one long enough (2.8 G multiply-adds at the batch of 3 below) that
+  // a candidate's warm-up is its timing (ops/cpu/convolution.cpp: 20 ms or
+  // more).
+  Case longer{"64-channel 3x3 at 160x160", {1, 64, 160, 160},
+              {64, 64, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  longer.inputLayout = Layout::ChannelsLast;
+  cases.push_back({longer, channelsLast({1, 64, 160, 160})});
+  for (auto [c, strides] : cases) {
     SCOPED_TRACE(c.name);
     // A batch no other test uses, so the first call here is the shape's
     // first in the process.

@@ -36,13 +36,13 @@
 // (AOTI_SHIMS_CPU_CONV=auto), the first call of a shape times each
 // candidate that oneDNN runs without its reference loops and whose layouts
 // differ from an earlier one's, on the call's own operands (a warm-up, then
-// the faster of two runs, reorders included), and keeps the fastest for
-// every later call of that shape. That call's
-// output is the kept one's result, bit for bit what later calls give; the
-// choice costs it about three executions per candidate. AOTI_SHIMS_CPU_CONV=
-// own, blocked-weights or blocked pins one (benchmarks, A/B runs); where
-// that one does not exist or is oneDNN's reference loops, the first real
-// candidate in the order above runs instead.
+// the faster of two runs, reorders included; a warm-up of 20 ms or more
+// counts alone), and keeps the fastest for every later call of that shape.
+// That call's output is the kept one's result, bit for bit what later calls
+// give; the choice costs it up to three executions per candidate.
+// AOTI_SHIMS_CPU_CONV=own, blocked-weights or blocked pins one (benchmarks,
+// A/B runs); where that one does not exist or is oneDNN's reference loops,
+// the first real candidate in the order above runs instead.
 //
 // Per call, only the execution is paid: the chosen primitive descriptor and
 // primitive are cached per shape, layout, parameters, thread count and
@@ -432,20 +432,26 @@ Error execute(const Primitive &primitive, const Operands &operands) {
   return Error::success();
 }
 
-// The faster of two timed executions after a warm-up (page faults of the
-// temporaries, cold caches), in seconds.
+// How long one execution takes: the faster of two timed runs after a
+// warm-up (page faults of the temporaries, cold caches), in seconds. A
+// warm-up of kLongExecution or more is the figure itself: at that length the
+// first touches are noise, and the choice should not cost a long
+// convolution three runs per candidate.
+constexpr double kLongExecution = 0.02;
+
 Expected<double> timedRuns(const Primitive &primitive,
                            const Operands &operands) {
-  if (Error err = execute(primitive, operands))
-    return err;
   double best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     const auto start = std::chrono::steady_clock::now();
     if (Error err = execute(primitive, operands))
       return err;
     const std::chrono::duration<double> took =
         std::chrono::steady_clock::now() - start;
-    best = std::min(best, took.count());
+    if (i == 0 && took.count() >= kLongExecution)
+      return took.count();
+    if (i > 0)
+      best = std::min(best, took.count());
   }
   return best;
 }
