@@ -1,5 +1,4 @@
-//===- host_memory.cpp - A cache of freed host blocks
-//----------------------===//
+//===- host_memory.cpp - A cache of freed host blocks ---------------------===//
 //
 // Why. A CPU model allocates its intermediates through
 // aoti_torch_empty_strided on every run and frees them before the run ends.
@@ -41,6 +40,7 @@
 #include "host_memory.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
@@ -140,6 +140,11 @@ public:
     return true;
   }
 
+  void empty() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    evictUntil(0);
+  }
+
   void setLimit(size_t bytes) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     limit_ = bytes;
@@ -191,14 +196,14 @@ HostCache &cache() {
 } // namespace
 
 std::optional<size_t> hostCacheLimitFrom(std::optional<std::string_view> mib) {
-  if (!mib || mib->empty() || mib->size() > 12)
+  // At most 12 digits, so that the MiB always fit in bytes.
+  if (!mib || mib->size() > 12)
     return std::nullopt;
   size_t value = 0;
-  for (char c : *mib) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    value = value * 10 + static_cast<size_t>(c - '0');
-  }
+  const char *end = mib->data() + mib->size();
+  auto [ptr, ec] = std::from_chars(mib->data(), end, value);
+  if (mib->empty() || ec != std::errc() || ptr != end)
+    return std::nullopt;
   return value << 20;
 }
 
@@ -232,11 +237,7 @@ void releaseHost(void *data, size_t nbytes) noexcept {
 
 HostCacheStats hostCacheStats() { return cache().stats(); }
 
-void emptyHostCache() {
-  const size_t limit = cache().stats().limitBytes;
-  cache().setLimit(0);
-  cache().setLimit(limit);
-}
+void emptyHostCache() { cache().empty(); }
 
 void setHostCacheLimit(size_t bytes) { cache().setLimit(bytes); }
 

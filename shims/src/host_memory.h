@@ -1,5 +1,4 @@
-//===- host_memory.h - Host memory for tensors and CPU temporaries
-//---------===//
+//===- host_memory.h - Host memory for tensors and CPU temporaries --------===//
 //
 // Every host block the shims allocate (CPU tensors' storage, the CPU
 // fallbacks' temporaries) comes from allocateHost and goes back through
