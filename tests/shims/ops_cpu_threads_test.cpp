@@ -19,6 +19,8 @@
 
 #include "ops/cpu/parallel.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -31,6 +33,7 @@ namespace {
 
 using shims::cpu::chooseSgemmLibrary;
 using shims::cpu::cpuThreadCount;
+using shims::cpu::lastBlasThreadCount;
 using shims::cpu::lastTeamSize;
 using shims::cpu::physicalCoreCount;
 using shims::cpu::setCpuThreadCount;
@@ -287,6 +290,24 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<GemmShape> &info) {
       return std::string(info.param.name);
     });
+
+// A host that uses OpenBLAS itself may set its thread count between the
+// model's calls. The tiles must still run single-threaded OpenBLAS (each
+// tile on n threads of its own oversubscribes the cores: 3x slower on two),
+// and the host's count must be its own again after the call.
+TEST(CpuGemmThreads, AHostsOpenBlasThreadCountIsSetAsideAndKept) {
+  if (sgemmLibrary() != SgemmLibrary::OpenBlas)
+    GTEST_SKIP() << "float32 GEMMs run on oneDNN in this process";
+  ThreadCountScope restore;
+  const int before = openblas_get_num_threads();
+  openblas_set_num_threads(3);
+  const Expectation *reference = nullptr;
+  const GemmRun run = runGemm(2, 0, 300, 70, 90, {}, false, &reference);
+  EXPECT_EQ(lastBlasThreadCount(), 1) << "a tile ran OpenBLAS multithreaded";
+  EXPECT_EQ(openblas_get_num_threads(), 3) << "the host's count was not kept";
+  expectGemmClose(run.values, *reference, "mm after the host set 3 threads");
+  openblas_set_num_threads(before);
+}
 
 // --- Attention ---------------------------------------------------------------
 

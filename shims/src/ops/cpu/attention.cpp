@@ -357,7 +357,7 @@ Error attentionCpu(const AttentionArgs &a) {
   const int64_t macs = a.batch * a.heads * Lq * Lk * (E + Ev);
   const int threads =
       macs >= kParallelMacs ? shims::cpu::cpuThreadCount() : 1;
-  shims::cpu::singleThreadedBlas();
+  const shims::cpu::SingleThreadedBlas blas;
 
   // Keys and values: read in place when they are float32 rows, else packed
   // to float32 once per (batch, key/value head) for all the query heads

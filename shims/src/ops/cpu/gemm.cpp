@@ -356,7 +356,7 @@ Error gemmTyped(const Tensor &out, const Tensor &a, const Tensor &b,
     const T *bData = static_cast<const T *>(bSource->data());
     T *cData = static_cast<T *>(result.data());
     const Tiling tiling = tile(batch, m, n, k, cpuThreadCount());
-    singleThreadedBlas();
+    const SingleThreadedBlas blas;
     // Tile (p, rows [i0, i1), columns [j0, j1)) reads rows i0.. of A and
     // columns j0.. of B and writes only its own block of C: whatever order
     // an operand is stored in, a step along a logical row or column of it

@@ -21,7 +21,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -66,6 +65,7 @@ std::optional<int> readInt(const std::string &path) {
 
 std::atomic<int> overrideCount{0};
 std::atomic<int> lastTeam{0};
+std::atomic<int> lastBlasThreads{0};
 
 } // namespace
 
@@ -124,11 +124,23 @@ void setCpuThreadCount(int threads) {
                       std::memory_order_relaxed);
 }
 
-void singleThreadedBlas() {
+SingleThreadedBlas::SingleThreadedBlas() {
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  saved_ = openblas_get_num_threads();
+  if (saved_ != 1)
+    openblas_set_num_threads(1);
 #endif
+}
+
+SingleThreadedBlas::~SingleThreadedBlas() {
+#ifdef AOTI_SHIMS_HAVE_OPENBLAS
+  if (saved_ != 1)
+    openblas_set_num_threads(saved_);
+#endif
+}
+
+int lastBlasThreadCount() {
+  return lastBlasThreads.load(std::memory_order_relaxed);
 }
 
 OmpThreads::OmpThreads() : saved_(omp_get_max_threads()) {
@@ -202,7 +214,8 @@ void sgemm(bool transA, bool transB, int m, int n, int k, float alpha,
            float *c, int ldc) {
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
   if (sgemmLibrary() == SgemmLibrary::OpenBlas) {
-    singleThreadedBlas();
+    lastBlasThreads.store(openblas_get_num_threads(),
+                          std::memory_order_relaxed);
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
                 transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
                 b, ldb, beta, c, ldc);

@@ -18,11 +18,16 @@
 //    A value that is not a positive integer is ignored (the next rule
 //    applies). setCpuThreadCount() overrides it for the process (tests).
 //  - BLAS is always called single-threaded: OpenBLAS's own thread pool
-//    (the pthread build, whose idle threads spin) is set to one thread the
-//    first time a fallback calls it (singleThreadedBlas()), and the
-//    fallbacks split their products into tiles themselves, one tile per
-//    OpenMP thread. A host that calls OpenBLAS itself in the same process
-//    and wants its threads back calls openblas_set_num_threads after.
+//    (the pthread build, whose idle threads spin) is set to one thread for
+//    the length of each fallback call (SingleThreadedBlas, on the calling
+//    thread, before any tile runs), and the fallbacks split their products
+//    into tiles themselves, one tile per OpenMP thread. The count is set
+//    back when the call returns, so a host that uses OpenBLAS itself keeps
+//    its setting, and one that changes it between calls (numpy-style
+//    `openblas_set_num_threads(n)`) does not give every tile n threads of
+//    its own: that ran each of two tiles on OpenBLAS's two threads on two
+//    cores, 3x slower (bench/shims/gemm_bench.cpp, whose direct cblas
+//    calls set the count, 2026-12-05).
 //  - oneDNN reads OpenMP's thread count of the calling thread; OmpThreads
 //    sets it to cpuThreadCount() around a oneDNN call and restores it.
 //  - Every float32 GEMM goes through sgemm() below: OpenBLAS's cblas_sgemm,
@@ -64,8 +69,23 @@ int threadCountFromEnvironment(std::optional<std::string_view> aoti,
 /// Physical cores among the CPUs this process may run on (>= 1).
 int physicalCoreCount();
 
-/// Makes OpenBLAS single-threaded, once per process (no-op without it).
-void singleThreadedBlas();
+/// OpenBLAS single-threaded for the object's lifetime, its count before set
+/// back after (no-op without OpenBLAS). Only on a thread outside a parallel
+/// region: OpenBLAS's setting is global to the process.
+class SingleThreadedBlas {
+public:
+  SingleThreadedBlas();
+  ~SingleThreadedBlas();
+  SingleThreadedBlas(const SingleThreadedBlas &) = delete;
+  SingleThreadedBlas &operator=(const SingleThreadedBlas &) = delete;
+
+private:
+  int saved_ = 1;
+};
+
+/// OpenBLAS's thread count as the last OpenBLAS sgemm() of the process saw
+/// it (0 before one): what a test checks the rule above against.
+int lastBlasThreadCount();
 
 /// Which library sgemm() calls.
 enum class SgemmLibrary { OpenBlas, OneDnn };
