@@ -316,9 +316,21 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
 
   // A CPU model's kernels use the vector instructions of the CPU it was
   // exported on: without them it would die of SIGILL in its first kernel.
+  // Scalar kernels run anywhere, but on a CPU with AVX2 they are most often
+  // not what the user chose: torch's ISA probe fails for a LibTorch-free
+  // export and compiles it scalar (docs/shims.md, "Vectorized CPU models").
   if (Dev.Type == DeviceType::CPU)
     if (std::optional<std::string> Isa = jsonStringField(Files.Metadata, "AOTI_CPU_ISA")) {
-      std::vector<std::string> Missing = missingCpuFeatures(*Isa, hostCpuFeatures());
+      const std::set<std::string> Host = hostCpuFeatures();
+      if (*Isa == "INVALID_VEC_ISA" && Host.count("avx2"))
+        Notes.push_back(
+            "the model's CPU kernels are scalar (AOTI_CPU_ISA: INVALID_VEC_ISA) and this "
+            "CPU has AVX2: torch compiles a package exported with "
+            "aot_inductor.link_libtorch=False scalar unless told otherwise; export it with "
+            "inductor_configs={\"cpp.vec_isa_ok\": True} for vectorized kernels (they "
+            "import SLEEF's Sleef_* functions, which the shims provide; docs/shims.md, "
+            "\"Vectorized CPU models\")");
+      std::vector<std::string> Missing = missingCpuFeatures(*Isa, Host);
       if (!Missing.empty()) {
         std::string List;
         for (const std::string &Feature : Missing)

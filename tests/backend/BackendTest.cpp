@@ -834,6 +834,29 @@ TEST(Model, ACpuModelForInstructionsThisCpuLacksIsRefusedBeforeDlopen) {
   EXPECT_TRUE(Scalar) << Scalar.error().message();
 }
 
+// How many of a model's notes contain Text.
+size_t notesWith(const Model &M, std::string_view Text) {
+  return std::count_if(M.notes().begin(), M.notes().end(), [&](const std::string &N) {
+    return N.find(Text) != std::string::npos;
+  });
+}
+
+TEST(Model, ScalarCpuKernelsOnACpuWithAvx2GetANoteNamingTheExportOption) {
+  const std::set<std::string> Flags = cpuinfoFlags();
+  if (Flags.empty())
+    GTEST_SKIP() << "no flags line in /proc/cpuinfo (not x86 Linux)";
+  Expected<std::unique_ptr<Model>> Scalar = Model::load(fixture("scalar.pt2"), cpu());
+  ASSERT_TRUE(Scalar) << Scalar.error().message();
+  EXPECT_EQ(notesWith(**Scalar, "inductor_configs={\"cpp.vec_isa_ok\": True}"),
+            Flags.count("avx2") ? 1u : 0u);
+  // A package that names no ISA, or a vector one, gets no such note.
+  for (const char *Name : {"model.pt2", "amx.pt2"}) {
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture(Name), cpu());
+    if (M) // amx.pt2 is refused on a CPU without AMX
+      EXPECT_EQ(notesWith(**M, "cpp.vec_isa_ok"), 0u) << Name;
+  }
+}
+
 TEST(Model, ContainerCreationFailureCarriesTheModelsMessage) {
   // Without metadata the device is not checked up front; the model refuses.
   LoadOptions O;
