@@ -22,6 +22,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -33,7 +34,7 @@ namespace {
 
 using shims::cpu::chooseSgemmLibrary;
 using shims::cpu::cpuThreadCount;
-using shims::cpu::lastBlasThreadCount;
+using shims::cpu::takeMaxBlasThreadCount;
 using shims::cpu::lastTeamSize;
 using shims::cpu::physicalCoreCount;
 using shims::cpu::setCpuThreadCount;
@@ -301,11 +302,48 @@ TEST(CpuGemmThreads, AHostsOpenBlasThreadCountIsSetAsideAndKept) {
   ThreadCountScope restore;
   const int before = openblas_get_num_threads();
   openblas_set_num_threads(3);
+  takeMaxBlasThreadCount();
   const Expectation *reference = nullptr;
   const GemmRun run = runGemm(2, 0, 300, 70, 90, {}, false, &reference);
-  EXPECT_EQ(lastBlasThreadCount(), 1) << "a tile ran OpenBLAS multithreaded";
+  EXPECT_EQ(takeMaxBlasThreadCount(), 1) << "a tile ran OpenBLAS multithreaded";
   EXPECT_EQ(openblas_get_num_threads(), 3) << "the host's count was not kept";
   expectGemmClose(run.values, *reference, "mm after the host set 3 threads");
+  openblas_set_num_threads(before);
+}
+
+// The same with the host calling the model from several threads at once (a
+// server): one call ending must not give the host's count back while
+// another call's tiles still run.
+TEST(CpuGemmThreads, ConcurrentCallsKeepOpenBlasSingleThreadedUntilTheLastEnds) {
+  if (sgemmLibrary() != SgemmLibrary::OpenBlas)
+    GTEST_SKIP() << "float32 GEMMs run on oneDNN in this process";
+  ThreadCountScope restore;
+  setCpuThreadCount(2);
+  const int before = openblas_get_num_threads();
+  openblas_set_num_threads(3);
+  takeMaxBlasThreadCount();
+  constexpr int64_t M = 384, K = 256, N = 320;
+  const std::vector<double> a = patternValues(M * K, 1);
+  const std::vector<double> b = patternValues(K * N, 2);
+  const Expectation expected = referenceGemm(a, b, {}, 1, M, K, N, 1.0, 1.0);
+  const Dtype type = float32Type();
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&] {
+      TensorHandle ta = makeTensor(a, {{M, K}}, type, 0);
+      TensorHandle tb = makeTensor(b, {{K, N}}, type, 0);
+      TensorHandle out = makeTensor(std::vector<double>(M * N, 0.0), {{M, N}}, type, 0);
+      for (int i = 0; i < 60; ++i)
+        if (aoti_torch_cpu_mm_out(out.get(), ta.get(), tb.get()) != AOTI_TORCH_SUCCESS)
+          ++failures;
+      expectGemmClose(readTensor(out, type), expected, "concurrent mm");
+    });
+  for (std::thread &caller : callers)
+    caller.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(takeMaxBlasThreadCount(), 1) << "a tile ran OpenBLAS multithreaded";
+  EXPECT_EQ(openblas_get_num_threads(), 3) << "the host's count was not kept";
   openblas_set_num_threads(before);
 }
 

@@ -21,6 +21,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -65,7 +66,7 @@ std::optional<int> readInt(const std::string &path) {
 
 std::atomic<int> overrideCount{0};
 std::atomic<int> lastTeam{0};
-std::atomic<int> lastBlasThreads{0};
+std::atomic<int> maxBlasThreads{0};
 
 } // namespace
 
@@ -124,23 +125,36 @@ void setCpuThreadCount(int threads) {
                       std::memory_order_relaxed);
 }
 
+// Calls of several host threads overlap: the first to start sets OpenBLAS
+// to one thread and keeps the host's count, the last to end sets it back,
+// so no call's tiles run after another call gave the count back.
+namespace {
+std::mutex blasCountMutex;
+int blasCallsActive = 0;
+int blasHostCount = 1;
+} // namespace
+
 SingleThreadedBlas::SingleThreadedBlas() {
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
-  saved_ = openblas_get_num_threads();
-  if (saved_ != 1)
-    openblas_set_num_threads(1);
+  std::lock_guard<std::mutex> lock(blasCountMutex);
+  if (blasCallsActive++ == 0) {
+    blasHostCount = openblas_get_num_threads();
+    if (blasHostCount != 1)
+      openblas_set_num_threads(1);
+  }
 #endif
 }
 
 SingleThreadedBlas::~SingleThreadedBlas() {
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
-  if (saved_ != 1)
-    openblas_set_num_threads(saved_);
+  std::lock_guard<std::mutex> lock(blasCountMutex);
+  if (--blasCallsActive == 0 && blasHostCount != 1)
+    openblas_set_num_threads(blasHostCount);
 #endif
 }
 
-int lastBlasThreadCount() {
-  return lastBlasThreads.load(std::memory_order_relaxed);
+int takeMaxBlasThreadCount() {
+  return maxBlasThreads.exchange(0, std::memory_order_relaxed);
 }
 
 OmpThreads::OmpThreads() : saved_(omp_get_max_threads()) {
@@ -214,8 +228,11 @@ void sgemm(bool transA, bool transB, int m, int n, int k, float alpha,
            float *c, int ldc) {
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
   if (sgemmLibrary() == SgemmLibrary::OpenBlas) {
-    lastBlasThreads.store(openblas_get_num_threads(),
-                          std::memory_order_relaxed);
+    const int count = openblas_get_num_threads();
+    int seen = maxBlasThreads.load(std::memory_order_relaxed);
+    while (count > seen && !maxBlasThreads.compare_exchange_weak(
+                               seen, count, std::memory_order_relaxed))
+      ;
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
                 transB ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
                 b, ldb, beta, c, ldc);

@@ -70,22 +70,22 @@ int threadCountFromEnvironment(std::optional<std::string_view> aoti,
 int physicalCoreCount();
 
 /// OpenBLAS single-threaded for the object's lifetime, its count before set
-/// back after (no-op without OpenBLAS). Only on a thread outside a parallel
-/// region: OpenBLAS's setting is global to the process.
+/// back after (no-op without OpenBLAS). OpenBLAS's setting is global to the
+/// process: objects alive at once on several threads (concurrent calls)
+/// share one saving, taken by the first and given back by the last. Only on
+/// a thread outside a parallel region.
 class SingleThreadedBlas {
 public:
   SingleThreadedBlas();
   ~SingleThreadedBlas();
   SingleThreadedBlas(const SingleThreadedBlas &) = delete;
   SingleThreadedBlas &operator=(const SingleThreadedBlas &) = delete;
-
-private:
-  int saved_ = 1;
 };
 
-/// OpenBLAS's thread count as the last OpenBLAS sgemm() of the process saw
-/// it (0 before one): what a test checks the rule above against.
-int lastBlasThreadCount();
+/// The largest OpenBLAS thread count an OpenBLAS sgemm() has run under since
+/// the last call of this function (0: none ran): what a test checks the rule
+/// above against.
+int takeMaxBlasThreadCount();
 
 /// Which library sgemm() calls.
 enum class SgemmLibrary { OpenBlas, OneDnn };
