@@ -21,6 +21,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -486,6 +488,89 @@ TEST(OpsConvolutionLayouts, AutoGivesTheSameBitsOnTheFirstCallAsLater) {
     EXPECT_EQ(0, std::memcmp(results[1].data(), results[2].data(),
                              results[1].size() * sizeof(float)));
   }
+}
+
+// --- Calls from several host threads ----------------------------------------
+// A host may run models on several threads at once (a server), so one shape
+// is convolved by several threads together. oneDNN lets a primitive run on
+// one thread at a time with its own scratchpad only; the shims cache one
+// primitive per shape for every thread, so each execution must bring its own
+// scratchpad. Every result must match the reference, and all of them must
+// have the same bits (with `auto`, whichever thread's timing got to choose).
+
+TEST(OpsConvolutionThreads, ConcurrentCallsMatchTheReferenceAndEachOther) {
+  // ResNet's shapes, channels-last as an inductor model passes them, at
+  // batches no other test uses: a strided 1x1 (a downsample: on AVX2
+  // oneDNN's jit_1x1 kernel gathers the strided input into its scratchpad)
+  // and a 3x3 (direct kernel, no scratchpad).
+  Case down{"1x1/2 downsample", {5, 64, 28, 28}, {128, 64, 1, 1}, {2, 2},
+            {0, 0}, {1, 1}};
+  down.inputLayout = Layout::ChannelsLast;
+  Case conv3{"3x3", {5, 32, 14, 14}, {32, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  conv3.inputLayout = Layout::ChannelsLast;
+  constexpr int kThreads = 4, kCalls = 12;
+  for (const char *choice : {"blocked", "blocked-weights", "own", "auto"})
+    for (const Case &c : {down, conv3}) {
+      SCOPED_TRACE(std::string("AOTI_SHIMS_CPU_CONV=") + choice + ", " +
+                   c.name);
+      ConvLayoutScope scope(choice);
+      std::mt19937 rng(99);
+      Host in = makeHost(c.input, c.inputLayout, rng, nullptr);
+      Host w = makeHost(c.weight, c.weightLayout, rng, nullptr);
+      Host b = makeHost({c.weight[0]}, Layout::Contiguous, rng, nullptr);
+      const Reference ref = reference(c, in, &b, w);
+      wrap(in, aoti_torch_dtype_float32(), nullptr);
+      wrap(w, aoti_torch_dtype_float32(), nullptr);
+      wrap(b, aoti_torch_dtype_float32(), nullptr);
+      std::vector<std::vector<float>> first(kThreads);
+      std::vector<int> bad(kThreads, 0), differing(kThreads, 0);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+          for (int call = 0; call < kCalls; ++call) {
+            AtenTensorHandle bias = b.handle.get();
+            TensorHandle out;
+            if (callConv(c, in.handle.get(), w.handle.get(), &bias,
+                         out.out()) != AOTI_TORCH_SUCCESS) {
+              ++bad[t];
+              continue;
+            }
+            int64_t numel = 0;
+            aoti_torch_get_numel(out.get(), &numel);
+            const float *data = aoti::test::dataOf<float>(out);
+            std::vector<float> bits(data, data + numel);
+            // Channels-last output: element (n, c, h, w) of the reference
+            // is at ((n * H + h) * W + w) * C + c.
+            const Dims &sz = ref.sizes;
+            for (size_t flat = 0; flat < ref.value.size(); ++flat) {
+              const int64_t x = static_cast<int64_t>(flat) % sz[3];
+              const int64_t y = static_cast<int64_t>(flat) / sz[3] % sz[2];
+              const int64_t ch =
+                  static_cast<int64_t>(flat) / (sz[3] * sz[2]) % sz[1];
+              const int64_t n = static_cast<int64_t>(flat) /
+                                (sz[3] * sz[2] * sz[1]);
+              const double got = bits[((n * sz[2] + y) * sz[3] + x) * sz[1] +
+                                      ch];
+              if (std::fabs(got - ref.value[flat]) >
+                  kFloatTol * ref.magnitude[flat] + 1e-6)
+                ++bad[t];
+            }
+            if (call == 0)
+              first[t] = std::move(bits);
+            else if (bits != first[t])
+              ++differing[t];
+          }
+        });
+      for (std::thread &thread : threads)
+        thread.join();
+      for (int t = 0; t < kThreads; ++t) {
+        EXPECT_EQ(bad[t], 0) << "thread " << t
+                             << ": elements off the reference, or failures";
+        EXPECT_EQ(differing[t], 0) << "thread " << t
+                                   << ": calls with other bits than its first";
+        EXPECT_EQ(first[t], first[0]) << "thread " << t << " against thread 0";
+      }
+    }
 }
 
 // --- Errors -----------------------------------------------------------------

@@ -51,6 +51,18 @@
 // runs on OpenMP's threads, cpuThreadCount() of them (ops/cpu/parallel.h),
 // set for the call.
 //
+// Threads. A host may run models on several threads at once, so a cached
+// primitive runs on any of them, concurrently. oneDNN's own scratchpad
+// allows neither (its default build shares one scratchpad per creating
+// thread among all of that thread's primitives), so the primitives take
+// theirs from the caller (scratchpad_mode::user): each execution brings a
+// block of its own, from the host memory cache like the reorder
+// temporaries. Without it, ResNet-18 run by two threads at once gave wrong
+// values on 7 of 16 runs (the strided 1x1 kernels gather their input into
+// the scratchpad). Two threads making a shape's first call together may
+// time and choose differently; the first choice kept is the one both
+// return.
+//
 // Arithmetic. float32 computes in float32 (no implicit down-conversion:
 // oneDNN's default fpmath mode is strict). bfloat16 (and float16 where the
 // CPU has AVX512-FP16) accumulate in float32 inside oneDNN. A dtype that
@@ -163,6 +175,11 @@ std::optional<Primitive> makePrimitive(const ConvProblem &problem,
                                     : p.padding[i]);
   }
   const auto kind = dnnl::prop_kind::forward_inference;
+  // The scratchpad is execute()'s: the primitive is shared by every calling
+  // thread (the cache below), and oneDNN's own scratchpad may serve one
+  // thread only.
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (p.transposed) {
     using Op = dnnl::deconvolution_forward;
     const auto algo = dnnl::algorithm::deconvolution_direct;
@@ -170,7 +187,7 @@ std::optional<Primitive> makePrimitive(const ConvProblem &problem,
                                     p.stride, dilates, p.padding, padRight)
                          : Op::desc(kind, algo, src, weights, dst, p.stride,
                                     dilates, p.padding, padRight);
-    Op::primitive_desc pd(desc, cpuEngine(), /*allow_empty=*/true);
+    Op::primitive_desc pd(desc, attr, cpuEngine(), /*allow_empty=*/true);
     if (!pd)
       return std::nullopt;
     return Primitive{pd, Op(pd)};
@@ -181,7 +198,7 @@ std::optional<Primitive> makePrimitive(const ConvProblem &problem,
                                   p.stride, dilates, p.padding, padRight)
                        : Op::desc(kind, algo, src, weights, dst, p.stride,
                                   dilates, p.padding, padRight);
-  Op::primitive_desc pd(desc, cpuEngine(), /*allow_empty=*/true);
+  Op::primitive_desc pd(desc, attr, cpuEngine(), /*allow_empty=*/true);
   if (!pd)
     return std::nullopt;
   return Primitive{pd, Op(pd)};
@@ -323,13 +340,16 @@ std::shared_ptr<const Primitive> cachedPrimitive(const std::string &key) {
   return it == cache.entries.end() ? nullptr : it->second;
 }
 
-void remember(const std::string &key, Primitive primitive) {
+// Keeps `primitive` for `key` unless another thread got there first; returns
+// the one kept.
+std::shared_ptr<const Primitive> remember(const std::string &key,
+                                          Primitive primitive) {
   auto shared = std::make_shared<const Primitive>(std::move(primitive));
   PrimitiveCache &cache = primitiveCache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.entries.size() >= kCacheEntries)
     cache.entries.clear();
-  cache.entries.emplace(key, std::move(shared));
+  return cache.entries.emplace(key, std::move(shared)).first->second;
 }
 
 // A tensor oneDNN can describe: itself if dense, else a contiguous copy
@@ -389,7 +409,7 @@ Error execute(const Primitive &primitive, const Operands &operands) {
   // allocation, and a stream is not to be shared between threads.
   thread_local dnnl::stream stream(engine);
   const dnnl::primitive_desc_base &pd = primitive.pd;
-  Temporary srcBlock, weightBlock, dstBlock;
+  Temporary srcBlock, weightBlock, dstBlock, scratchBlock;
   // An operand in the primitive's layout: the user's memory, or a
   // temporary (an input's reordered into it).
   auto inLayout = [&](const memory::desc &user, const memory::desc &wanted,
@@ -423,6 +443,13 @@ Error execute(const Primitive &primitive, const Operands &operands) {
   if (operands.biasDesc)
     args.emplace(DNNL_ARG_BIAS,
                  memory(*operands.biasDesc, engine, operands.bias));
+  if (pd.scratchpad_desc().get_size()) {
+    Expected<memory> scratch = scratchBlock.allocate(pd.scratchpad_desc(),
+                                                     engine);
+    if (!scratch)
+      return scratch.takeError();
+    args.emplace(DNNL_ARG_SCRATCHPAD, *scratch);
+  }
   primitive.primitive.execute(stream, args);
   if (pd.dst_desc() != operands.dstDesc) {
     memory dstMem(operands.dstDesc, engine, operands.dst);
@@ -525,14 +552,18 @@ Error run(const ConvProblem &original, const Tensor &out) {
       }
     }
   }
-  // out gets the chosen primitive's result (candidates may differ in the
-  // last bits), as every later call of this shape will; the last one timed
-  // left its result there already.
-  if (*pinned || candidates.size() == 1 || chosen + 1 != candidates.size())
-    if (Error err = execute(candidates[chosen].primitive, operands))
-      return err;
-  remember(key, std::move(candidates[chosen].primitive));
-  return Error::success();
+  // out gets the kept primitive's result (candidates may differ in the last
+  // bits), as every later call of this shape will: the chosen one's, whose
+  // result the last one timed left there already, unless another thread's
+  // first call of the shape chose first.
+  const bool resultInOut =
+      !*pinned && candidates.size() > 1 && chosen + 1 == candidates.size();
+  const dnnl_primitive_t mine = candidates[chosen].primitive.primitive.get();
+  std::shared_ptr<const Primitive> kept =
+      remember(key, std::move(candidates[chosen].primitive));
+  if (resultInOut && kept->primitive.get() == mine)
+    return Error::success();
+  return execute(*kept, operands);
 }
 
 // A transposed convolution whose output_padding exceeds its padding would
