@@ -28,6 +28,9 @@
 #   zoo           zoo-export then zoo-run
 #   zoo-cpu-ops   the zoo's CPU packages' convolution, attention and linear
 #                 calls, shims vs torch's ATen ops (bench/shims/cpu_ops_vs_torch.py)
+#   zoo-concurrent  each exported zoo package on 2 host threads at once, one
+#                 Model each (tests/backend/concurrent_runs.cpp): every run
+#                 against eager (float32) and bit for bit against the others
 #
 # The GPU machine has no LLVM, CLI11, libzip or GoogleTest and a newer glibc,
 # so everything is built on the CPU machine and carried in $CARRY (default
@@ -53,11 +56,13 @@ status=0
 
 phase_stage() {
   local B=${BUILD:-$ROOT/build-backend} AUDIT=${AUDIT:-$ROOT/build/bin/aoti-audit}
-  ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test ops_bench || { status=1; return; }
+  ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test ops_bench \
+    backend_concurrent_runs || { status=1; return; }
   rm -rf "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/deps
   mkdir -p "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/models "$CARRY"/deps
   for b in aoti-run aoti-run-no-whole-archive aoti-run-no-export-dynamic aoti-run-static-cudart \
-           aoti-run-dup-ahead aoti-run-dup-behind-exe shims_cuda_test ops_bench; do
+           aoti-run-dup-ahead aoti-run-dup-behind-exe shims_cuda_test ops_bench \
+           backend_concurrent_runs; do
     strip -g -o "$CARRY/bin/$b" "$B/bin/$b"
   done
   strip -o "$CARRY/bin/aoti-audit" "$AUDIT"
@@ -281,6 +286,39 @@ phase_zoo-cpu-ops() {
       | tee -a "$OUT/zoo_cpu_ops.md"
   done <<< "$list"
 }
+# zoo-concurrent: a server runs a model on several threads at once; every
+# exported package of the selection runs on 2 threads together (2 Models,
+# ZOO_CONCURRENT_RUNS runs each, 10), a CPU package with half its thread
+# count per Model. float32 outputs are held to the package's rtol/atol
+# against eager; every output to the bits of thread 0's first run.
+phase_zoo-concurrent() {
+  local list m o d v dir info args threads bin="$CARRY/bin/backend_concurrent_runs"
+  [ -x "$bin" ] || tar -C "$CARRY" -xJf "$CARRY/bin.tar.xz"
+  list=$(zoo_selection) || { status=1; return; }
+  : > "$OUT/zoo_concurrent.txt"
+  while read -r m o d v; do
+    dir="$ZOO_DIR/$m.$o.$d.$v"; info="$dir/info.json"
+    [ -f "$info" ] || continue
+    args=$($PY - "$info" "$dir" <<'PYEOF'
+import glob, json, os, sys
+info, d = json.load(open(sys.argv[1])), sys.argv[2]
+num = lambda p: int(p.rsplit("_", 1)[1].split(".")[0])
+ins = sorted(glob.glob(os.path.join(d, "in_*.npy")), key=num)
+exps = sorted(glob.glob(os.path.join(d, "expect_*.npy")), key=num)
+a = ["--device", "cpu" if info["device"] == "cpu" else "cuda", "-i"] + ins
+if info["dtype"] == "float32" and exps:
+    a += ["-e"] + exps + ["--rtol", repr(info["rtol"]), "--atol", repr(info["atol"])]
+print(" ".join(a))
+PYEOF
+) || { status=1; continue; }
+    threads=$($PY -c 'import json, sys; print(max(1, (json.load(open(sys.argv[1]))["threads"] or 8) // 2))' "$info")
+    # shellcheck disable=SC2086  # args: file names without spaces
+    OMP_NUM_THREADS=$threads timeout 300 "$bin" "$dir/model.pt2" --threads 2 \
+      --runs "${ZOO_CONCURRENT_RUNS:-10}" $args 2>&1 | tail -n 4 | tee -a "$OUT/zoo_concurrent.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done <<< "$list"
+}
+
 # preflight: the carried binaries start here (every library found), or stop the
 # whole call at once instead of spending the machine's minutes on nothing.
 phase_preflight() {
