@@ -68,6 +68,14 @@ std::atomic<int> overrideCount{0};
 std::atomic<int> lastTeam{0};
 std::atomic<int> maxBlasThreads{0};
 
+// SingleThreadedBlas: calls of several host threads overlap, so the first
+// to start sets OpenBLAS to one thread and keeps the host's count, and the
+// last to end sets it back: no call's tiles run after another call gave the
+// count back.
+std::mutex blasCountMutex;
+int blasCallsActive = 0;
+int blasHostCount = 1;
+
 } // namespace
 
 int threadCountFromEnvironment(std::optional<std::string_view> aoti,
@@ -124,15 +132,6 @@ void setCpuThreadCount(int threads) {
   overrideCount.store(std::clamp(threads, 0, kMaxThreads),
                       std::memory_order_relaxed);
 }
-
-// Calls of several host threads overlap: the first to start sets OpenBLAS
-// to one thread and keeps the host's count, the last to end sets it back,
-// so no call's tiles run after another call gave the count back.
-namespace {
-std::mutex blasCountMutex;
-int blasCallsActive = 0;
-int blasHostCount = 1;
-} // namespace
 
 SingleThreadedBlas::SingleThreadedBlas() {
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS

@@ -23,11 +23,12 @@
 //    thread, before any tile runs), and the fallbacks split their products
 //    into tiles themselves, one tile per OpenMP thread. The count is set
 //    back when the call returns, so a host that uses OpenBLAS itself keeps
-//    its setting, and one that changes it between calls (numpy-style
-//    `openblas_set_num_threads(n)`) does not give every tile n threads of
+//    its setting, and one that changes it between calls
+//    (openblas_set_num_threads(n)) does not give every tile n threads of
 //    its own: that ran each of two tiles on OpenBLAS's two threads on two
 //    cores, 3x slower (bench/shims/gemm_bench.cpp, whose direct cblas
-//    calls set the count, 2026-12-05).
+//    calls set the count, 2026-12-05). Overlapping calls from several host
+//    threads share one saving (SingleThreadedBlas).
 //  - oneDNN reads OpenMP's thread count of the calling thread; OmpThreads
 //    sets it to cpuThreadCount() around a oneDNN call and restores it.
 //  - Every float32 GEMM goes through sgemm() below: OpenBLAS's cblas_sgemm,
