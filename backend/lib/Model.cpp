@@ -54,6 +54,7 @@
 #include <aoti/shim.h>
 
 #include <dlfcn.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -132,6 +133,15 @@ Expected<TensorSpec> TensorHandle::describe(std::string Name) const {
 // --- The container ABI ---------------------------------------------------------
 
 namespace {
+
+/// The CPUs this process may run on (its affinity mask), 0 if unknown.
+int availableCpus() {
+  cpu_set_t Mask;
+  CPU_ZERO(&Mask);
+  if (sched_getaffinity(0, sizeof Mask, &Mask) != 0)
+    return 0;
+  return CPU_COUNT(&Mask);
+}
 
 struct ContainerOpaque;
 using ContainerHandle = ContainerOpaque *;
@@ -343,6 +353,19 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
                          "instruction set)");
       }
     }
+
+  // Inductor writes the exporting process's thread count into every
+  // parallel region of a CPU model's kernels. More threads than this process
+  // may run on and every region waits on descheduled threads at its barrier.
+  if (Dev.Type == DeviceType::CPU && Files.KernelThreads)
+    if (const int Cpus = availableCpus(); Cpus > 0 && *Files.KernelThreads > Cpus)
+      Notes.push_back(
+          "the model's CPU kernels run on " + std::to_string(*Files.KernelThreads) +
+          " threads each (num_threads(" + std::to_string(*Files.KernelThreads) +
+          ") in its generated kernels: torch.get_num_threads() where it was exported) and "
+          "this process may run on " + std::to_string(Cpus) +
+          " CPUs: they oversubscribe them; export it with torch.set_num_threads(" +
+          std::to_string(Cpus) + ") (or the count it will have) before compiling");
 
   // What it needs from us, before dlopen gets a chance to fail on the first.
   Expected<DynamicImports> Imports = readDynamicImports(Files.SoPath);

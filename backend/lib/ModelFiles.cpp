@@ -1,12 +1,14 @@
 //===- ModelFiles.cpp - A model's files: package or .so -------------------===//
 #include "ModelFiles.h"
 
+#include "WrapperSource.h"
 #include "ZipArchive.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -106,7 +108,8 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
     const bool IsMeta = E.Name == Stem + "_metadata.json";
     const bool IsBlob = E.Name == Stem + "_weights.blob";
     const bool IsSource = E.Name == Stem + ".cpp";
-    if (!IsSo && !IsCubin && !IsMeta && !IsBlob && !IsSource)
+    const bool IsKernels = E.Name.ends_with(".kernel.cpp");
+    if (!IsSo && !IsCubin && !IsMeta && !IsBlob && !IsSource && !IsKernels)
       continue;
     Expected<AlignedBytes> Bytes = Zip.read(E.Index, Path + ":" + Folder + E.Name);
     if (!Bytes)
@@ -122,6 +125,9 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
       M.Metadata = asText(*Bytes);
     } else if (IsSource) {
       M.WrapperSource = asText(*Bytes);
+    } else if (IsKernels) {
+      if (std::optional<int> Threads = kernelThreadCount(asText(*Bytes)))
+        M.KernelThreads = std::max(M.KernelThreads.value_or(0), *Threads);
     } else {
       M.WeightsPath = Path + ":" + Folder + E.Name;
       M.Weights = std::move(*Bytes);

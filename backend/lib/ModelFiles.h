@@ -30,6 +30,10 @@ struct ModelFiles {
   std::optional<AlignedBytes> Weights;
   /// The generated <hash>.wrapper.cpp, empty when absent.
   std::string WrapperSource;
+  /// kernelThreadCount() of the package's generated CPU kernel sources
+  /// (<hash>.kernel.cpp); nullopt when there are none (a bare .so, a CUDA
+  /// package).
+  std::optional<int> KernelThreads;
   /// A package with files under <root>/data/weights/: weights exported with
   /// package_constants_on_disk_format="pickle_weights", which only torch's
   /// Python loader reads.

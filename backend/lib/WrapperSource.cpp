@@ -1,6 +1,7 @@
 //===- WrapperSource.cpp - Reading the generated wrapper ------------------===//
 #include "WrapperSource.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string>
@@ -67,6 +68,24 @@ std::vector<TensorSpec> declaredInputs(std::string_view Src) {
     At = Next;
   }
   return Specs;
+}
+
+std::optional<int> kernelThreadCount(std::string_view Src) {
+  constexpr std::string_view Clause = "num_threads(";
+  std::optional<int> Most;
+  for (size_t At = Src.find(Clause); At != std::string_view::npos;
+       At = Src.find(Clause, At + Clause.size())) {
+    size_t Digit = At + Clause.size();
+    int64_t N = 0;
+    while (Digit < Src.size() && std::isdigit(static_cast<unsigned char>(Src[Digit])) &&
+           N < (1 << 20))
+      N = N * 10 + (Src[Digit++] - '0');
+    // A literal count only (num_threads(n) of a variable says nothing).
+    if (Digit == At + Clause.size() || Digit >= Src.size() || Src[Digit] != ')' || N < 1)
+      continue;
+    Most = std::max(Most.value_or(0), static_cast<int>(N));
+  }
+  return Most;
 }
 
 } // namespace aoti::backend

@@ -2,7 +2,8 @@
 //
 // AOTInductor writes its wrapper source (<hash>.cpp) next to the .so. The
 // backend reads the input checks it generates to convert host data to the
-// dtype a model wants before upload.
+// dtype a model wants before upload, and the OpenMP team size a CPU model's
+// kernel source (<hash>.kernel.cpp) was generated with.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_BACKEND_LIB_WRAPPERSOURCE_H
@@ -10,6 +11,7 @@
 
 #include "aoti/backend/Tensor.h"
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +21,12 @@ namespace aoti::backend {
 /// functions AOTInductor generates into the wrapper source. One entry per
 /// input found; best effort, for converting host data before upload.
 std::vector<TensorSpec> declaredInputs(std::string_view WrapperSource);
+
+/// The largest N of the `#pragma omp parallel num_threads(N)` clauses in a
+/// CPU model's generated kernels: inductor writes torch.get_num_threads() of
+/// the exporting process into each parallel region, so that is how many
+/// threads its kernels run on wherever it runs. nullopt when there is none.
+std::optional<int> kernelThreadCount(std::string_view KernelSource);
 
 } // namespace aoti::backend
 

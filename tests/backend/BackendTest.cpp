@@ -348,6 +348,18 @@ static bool _check_aoti_runtime_check_inputs_env() {
   EXPECT_TRUE(declaredInputs("no checks here").empty());
 }
 
+TEST(KernelSource, TheLargestLiteralTeamSizeIsTheModels) {
+  EXPECT_EQ(kernelThreadCount("#pragma omp parallel num_threads(8)\n"
+                              "#pragma omp parallel num_threads(16)\n"
+                              "#pragma omp parallel num_threads(8)\n"),
+            16);
+  // Only literal counts; nothing else is a team size.
+  EXPECT_EQ(kernelThreadCount("num_threads(n) num_threads() num_threads(0) "
+                              "num_threads(3"),
+            std::nullopt);
+  EXPECT_EQ(kernelThreadCount("no parallel regions"), std::nullopt);
+}
+
 // --- what a model needs from the process -------------------------------------
 
 TEST(DynamicImports, ReadsAModelsUndefinedSymbols) {
@@ -839,6 +851,17 @@ size_t notesWith(const Model &M, std::string_view Text) {
   return std::count_if(M.notes().begin(), M.notes().end(), [&](const std::string &N) {
     return N.find(Text) != std::string::npos;
   });
+}
+
+TEST(Model, KernelsForMoreThreadsThanTheProcessHasGetANote) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("threads.pt2"), cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  EXPECT_EQ(notesWith(**M, "run on 4096 threads each (num_threads(4096)"), 1u);
+  EXPECT_EQ(notesWith(**M, "export it with torch.set_num_threads("), 1u);
+  // A package without kernel sources says nothing of threads.
+  Expected<std::unique_ptr<Model>> Plain = Model::load(fixture("model.pt2"), cpu());
+  ASSERT_TRUE(Plain) << Plain.error().message();
+  EXPECT_EQ(notesWith(**Plain, "num_threads"), 0u);
 }
 
 TEST(Model, ScalarCpuKernelsOnACpuWithAvx2GetANoteNamingTheExportOption) {

@@ -160,6 +160,14 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
   Package[3].second = metadata("cpu", "INVALID_VEC_ISA");
   if (std::string E = zipFiles(Dir / "scalar.pt2", Package); !E.empty())
     return E;
+  Package[3].second = metadata("cpu");
+  // Kernels generated for more threads than any machine here has.
+  Package.push_back({Folder + "ckernels.kernel.cpp",
+                     "#pragma omp parallel num_threads(4096)\n{\n}\n"
+                     "#pragma omp parallel num_threads(4)\n{\n}\n"});
+  if (std::string E = zipFiles(Dir / "threads.pt2", Package); !E.empty())
+    return E;
+  Package.pop_back();
   // The same package, but the .so without weights in it or beside it; then
   // with them pickled as torch's pickle_weights format stores them.
   auto WithSo = [&](const std::string &Lib, bool Pickled) {

@@ -23,6 +23,7 @@ struct Plugins {
 ///   cuda.pt2          metadata says cuda
 ///   amx.pt2, scalar.pt2  cpu, AOTI_CPU_ISA "AVX512 AVX512_VNNI AMX_TILE" or
 ///                     "INVALID_VEC_ISA"
+///   threads.pt2       cpu, with a kernel source of num_threads(4096) regions
 ///   noblob/m.wrapper.so, short/m.wrapper.so (20-byte blob)
 ///   missing/m.wrapper.so, notamodel.so, garbage.bin, nomodel.pt2
 ///   inso/m.wrapper.so, inso.pt2          weights in the .so, no blob
