@@ -19,7 +19,7 @@
 //
 // Found with it (2026-12-05): the CPU convolution's cached oneDNN primitives
 // shared one thread's scratchpad, and ResNet-18 on two threads gave wrong
-// values on 7 of 16 runs (ops/cpu/convolution.cpp, "Threads").
+// values on 6 of 16 runs (ops/cpu/convolution.cpp, "Threads").
 //
 //===----------------------------------------------------------------------===//
 #include "aoti/backend/Compare.h"

@@ -58,7 +58,7 @@
 // theirs from the caller (scratchpad_mode::user): each execution brings a
 // block of its own, from the host memory cache like the reorder
 // temporaries. Without it, ResNet-18 run by two threads at once gave wrong
-// values on 7 of 16 runs (the strided 1x1 kernels gather their input into
+// values on 6 of 16 runs (the strided 1x1 kernels gather their input into
 // the scratchpad). Two threads making a shape's first call together may
 // time and choose differently; the first choice kept is the one both
 // return.
