@@ -182,8 +182,9 @@ phase_bench() {
 # written back whole after each benchmark, which takes 20-50 s on a GEMM's ~20
 # Triton candidates: two exports sharing the file overwrite each other's
 # results. A timed-out export's record also leaves the machine, in
-# $OUT/zoo-autotune/TAG/, and an export finds it again in
-# $CARRY/zoo-autotune/TAG/: put a call's zoo-autotune/ into .carry/ and a later
+# $OUT/zoo-autotune/TAG.tar.gz, and an export finds it again in
+# $CARRY/zoo-autotune/ (TAG.tar.gz, or a TAG/ folder): put a call's
+# zoo-autotune/ into .carry/ and a later
 # session's export skips every autotuning already done (inductor benchmarks
 # nothing when all of a GEMM's candidates are recorded).
 ZOO_DIR=${ZOO_DIR:-/tmp/aoti-zoo}
@@ -210,8 +211,12 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   limit=$(( left < ZOO_TIMEOUT_S ? left : ZOO_TIMEOUT_S ))
   cache="$ZOO_DIR/inductor/$tag"
   mkdir -p "$cache/cache"
-  if [ -d "$CARRY/zoo-autotune/$tag/cache" ]; then  # this machine's own record wins
+  # This machine's own record wins over a carried one (-n, --skip-old-files).
+  if [ -d "$CARRY/zoo-autotune/$tag/cache" ]; then
     cp -rn "$CARRY/zoo-autotune/$tag/cache/." "$cache/cache/"
+  fi
+  if [ -f "$CARRY/zoo-autotune/$tag.tar.gz" ]; then
+    tar -C "$cache" --skip-old-files -xzf "$CARRY/zoo-autotune/$tag.tar.gz"
   fi
   t0=$(date +%s)
   # Inductor gives the parallel compile of a layer's autotuning candidates
@@ -225,8 +230,10 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   rc=$?
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     echo "zoo-export: timed out after $limit s" >> "$log"
+    # A tarball: the record's folders nest deeper than the device tool
+    # brings back from $OUT.
     if [ -n "$(ls -A "$cache/cache")" ]; then
-      mkdir -p "$OUT/zoo-autotune/$tag" && cp -r "$cache/cache" "$OUT/zoo-autotune/$tag/"
+      mkdir -p "$OUT/zoo-autotune" && tar -C "$cache" -czf "$OUT/zoo-autotune/$tag.tar.gz" cache
     fi
   fi
   echo "zoo-export $tag: rc $rc, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$log" | cut -c1-200)"
