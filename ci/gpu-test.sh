@@ -184,9 +184,10 @@ phase_bench() {
 # results. A timed-out export's record also leaves the machine, in
 # $OUT/zoo-autotune/TAG.tar.gz, and an export finds it again in
 # $CARRY/zoo-autotune/ (TAG.tar.gz, or a TAG/ folder): put a call's
-# zoo-autotune/ into .carry/ and a later
-# session's export skips every autotuning already done (inductor benchmarks
-# nothing when all of a GEMM's candidates are recorded).
+# zoo-autotune/ into .carry/ and the next call's export skips every
+# autotuning already done (inductor benchmarks nothing when all of a GEMM's
+# candidates are recorded). Records that outlive a session are committed in
+# tests/gpu/zoo/autotune/ (see its README); each holds one GPU's timings.
 ZOO_DIR=${ZOO_DIR:-/tmp/aoti-zoo}
 
 # The packages ZOO_SET and ZOO_FILTER select: "model options dtype device" lines.
@@ -215,9 +216,9 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   if [ -d "$CARRY/zoo-autotune/$tag/cache" ]; then
     cp -rn "$CARRY/zoo-autotune/$tag/cache/." "$cache/cache/"
   fi
-  if [ -f "$CARRY/zoo-autotune/$tag.tar.gz" ]; then
-    tar -C "$cache" --skip-old-files -xzf "$CARRY/zoo-autotune/$tag.tar.gz"
-  fi
+  for rec in "$CARRY/zoo-autotune/$tag.tar.gz" "$ROOT/tests/gpu/zoo/autotune/$tag.tar.gz"; do
+    [ -f "$rec" ] && tar -C "$cache" --skip-old-files -xzf "$rec"
+  done
   t0=$(date +%s)
   # Inductor gives the parallel compile of a layer's autotuning candidates
   # 300 s (precompilation_timeout_seconds) and then marks every unfinished
