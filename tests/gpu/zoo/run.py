@@ -33,7 +33,8 @@ It also gathers the aoti_torch_* symbols the packages import (export.py read
 them from each model .so) and those of them that AOTI_RUN does not export:
 the fallbacks the shims still lack, with how many packages need each.
 
-Writes OUT_DIR/zoo.json and OUT_DIR/zoo.md (the table for docs/aoti-run.md),
+Writes OUT_DIR/zoo.json (with "machine": the GPU's and the CPU's names) and
+OUT_DIR/zoo.md (the table for docs/aoti-run.md),
 prints the table, and exits 1 if any row is not ok (2 on bad arguments).
 """
 import argparse
@@ -52,6 +53,26 @@ import zoo  # noqa: E402
 
 RUN_TIMEOUT_S = 120  # one package; the slowest CPU one needs ~35 runs of < 1 s
 EAGER_TIMEOUT_S = 420  # eager.py for the whole selection
+
+
+def machine():
+    """The GPU and CPU this call ran on: the device tool lends an H100 or an
+    H200, and a table merged from several calls must say which gave a row.
+    None for what cannot be read."""
+    gpu = cpu = None
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        names = [ln.strip() for ln in p.stdout.splitlines() if ln.strip()]
+        gpu = names[0] if p.returncode == 0 and names else None
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), None)
+    except OSError:
+        pass
+    return {"gpu": gpu, "cpu": cpu}
 
 
 def first_error_line(message):
@@ -346,7 +367,9 @@ def main():
                "ratio_le_1": sum(1 for r in rows if r["status"] == "ok" and r.get("ratio") is not None
                                  and r["ratio"] <= 1.0),
                "with_ratio": sum(1 for r in rows if r["status"] == "ok" and r.get("ratio") is not None)}
-    doc = {"schema_version": 1, "set": a.set, "filter": a.filter, "summary": summary, "rows": rows,
+    host = machine()
+    doc = {"schema_version": 1, "set": a.set, "filter": a.filter, "machine": host,
+           "summary": summary, "rows": rows,
            "imports": {s: len(t) for s, t in sorted(needed.items())},
            "missing_in_aoti_run": {s: sorted(t) for s, t in sorted(missing.items())}
            if host_syms is not None else None}
@@ -363,7 +386,8 @@ def main():
                  f"when its error is at most {zoo.REF_MULTIPLIER:g}x eager's + {zoo.REF_SLACK:g} of the scale "
                  "(torch's own accuracy check for low precision). "
                  "Eager p50 re-timed on the quiet machine after the export; "
-                 "* timed during the parallel export instead (not re-timed).")
+                 "* timed during the parallel export instead (not re-timed). "
+                 f"GPU: {host['gpu'] or 'unknown'}; CPU: {host['cpu'] or 'unknown'}.")
     if missing:
         lines.append("")
         lines.append("aoti_torch_* imports that aoti-run does not export (packages needing each): " +

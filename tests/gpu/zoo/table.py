@@ -7,8 +7,10 @@ machine, often a part of the zoo: a session's device time does not fit the
 whole of it at once). Later files win: a package measured in two of them
 keeps the later row. LABEL (default: the file's folder and name) fills the
 table's last column, "run", so every figure says which measurement it comes
-from; a row that already carries a "run" (a file that merged calls itself)
-keeps it after the label. Rows are in the catalogue's order (zoo.py's
+from, followed by the processor that ran it where the file names it
+(run.py's "machine": the GPU for a CUDA package, the CPU for a CPU one); a
+row that already carries a "run" (a file that merged calls itself) keeps it
+after the label. Rows are in the catalogue's order (zoo.py's
 MODELS, then options, dtype, device). Writes OUT.md (the table, a summary
 line, the runs) and prints it; exits 2 on bad arguments.
 
@@ -48,9 +50,13 @@ def main(argv):
         except (OSError, ValueError) as e:
             print(f"table.py: {path}: {e}", file=sys.stderr)
             return 2
+        host = doc.get("machine") or {}
         for r in doc.get("rows", []):
             r = dict(r)
-            r["run"] = f"{label} ({r['run']})" if r.get("run") else label
+            # The processor that ran the row: its GPU, or for a CPU package its CPU.
+            proc = host.get("gpu") if r.get("device") == "cuda" else host.get("cpu")
+            here = f"{label}, {proc}" if proc else label
+            r["run"] = f"{here} ({r['run']})" if r.get("run") else here
             rows[r["tag"]] = r
     if catalogue is not None:
         try:

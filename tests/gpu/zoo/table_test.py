@@ -4,7 +4,7 @@ The zoo itself needs the GPU machine; the merge that turns its calls'
 zoo.json files into the table of docs/aoti-run.md does not, and a wrong
 merge would misreport what ran. Checked here on synthetic zoo.json files:
 a later file's row replaces an earlier one of the same package, labels fill
-the "run" column, --catalogue adds a "not run" row for every package of the
+the "run" column with the GPU or CPU the file names, --catalogue adds a "not run" row for every package of the
 named sets that no file measured (and counts it), and bad arguments exit 2.
 """
 import json
@@ -35,10 +35,13 @@ class TableTest(unittest.TestCase):
         self.dir = tempfile.TemporaryDirectory()
         self.addCleanup(self.dir.cleanup)
 
-    def write(self, name, rows):
+    def write(self, name, rows, machine=None):
         path = os.path.join(self.dir.name, name)
+        doc = {"schema_version": 1, "rows": rows}
+        if machine is not None:
+            doc["machine"] = machine
         with open(path, "w") as f:
-            json.dump({"schema_version": 1, "rows": rows}, f)
+            json.dump(doc, f)
         return path
 
     def table(self, *args):
@@ -68,6 +71,22 @@ class TableTest(unittest.TestCase):
         self.assertTrue(bert.endswith("| second |"), bert)
         self.assertTrue(next(ln for ln in lines if ln.startswith("| gpt2 ")).endswith("| first |"))
         self.assertIn("2/2 packages ok;", text)
+
+    def test_the_run_column_names_the_processor_that_ran_the_row(self):
+        # The device tool lends an H100 or an H200: a merged table must say which.
+        a = self.write("a.json", [row("bert", "default", "float32", "cuda"),
+                                  row("bert", "simd", "float32", "cpu")],
+                       machine={"gpu": "NVIDIA H100 80GB HBM3", "cpu": "Intel Xeon Platinum 8480+"})
+        b = self.write("b.json", [row("gpt2", "default", "float32", "cuda")],
+                       machine={"gpu": None, "cpu": None})
+        rc, text, err = self.table([f"{a}=call 1", f"{b}=call 2"])
+        self.assertEqual(rc, 0, err)
+        lines = self.body(text)
+        cuda = next(ln for ln in lines if ln.startswith("| bert | default "))
+        cpu = next(ln for ln in lines if ln.startswith("| bert | simd "))
+        self.assertTrue(cuda.endswith("| call 1, NVIDIA H100 80GB HBM3 |"), cuda)
+        self.assertTrue(cpu.endswith("| call 1, Intel Xeon Platinum 8480+ |"), cpu)
+        self.assertTrue(next(ln for ln in lines if ln.startswith("| gpt2 ")).endswith("| call 2 |"))
 
     def test_rows_follow_the_catalogue_order(self):
         a = self.write("a.json", [row("gpt2", "default", "float32", "cuda"),
