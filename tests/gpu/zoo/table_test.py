@@ -4,8 +4,9 @@ The zoo itself needs the GPU machine; the merge that turns its calls'
 zoo.json files into the table of docs/aoti-run.md does not, and a wrong
 merge would misreport what ran. Checked here on synthetic zoo.json files:
 a later file's row replaces an earlier one of the same package, labels fill
-the "run" column with the GPU or CPU the file names, --catalogue adds a "not run" row for every package of the
-named sets that no file measured (and counts it), and bad arguments exit 2.
+the "run" column with the GPU or CPU the file names, --catalogue adds a
+"not run" row for every package of the named sets that no file measured (and
+counts it), and bad arguments exit 2.
 """
 import json
 import os
