@@ -176,6 +176,8 @@ phase_bench() {
 #                running is cut at the budget's end, so a call to zoo-export
 #                fits the 10-minute command limit; call again to go on
 # Logs of the exports that did not produce a package: $OUT/zoo-export-logs.tar.gz.
+#   ZOO_SAMPLE_STACKS=DIR  each export's main-thread stacks, sampled each
+#                second, counted into DIR (tests/gpu/zoo/sampler/sitecustomize.py)
 #
 # Each export has an inductor cache of its own. Inductor records every
 # autotuning's timings in one JSON file (cache/<hash of GPU and versions>),
@@ -225,7 +227,10 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   # one failed: with many exports sharing the machine, all 18 GEMM candidates
   # of a MobileNetV3 or RegNetY layer missed it and the export "failed" with
   # NoValidChoicesError (2026-12-04). The export's own limit bounds it here.
-  TORCHINDUCTOR_CACHE_DIR=$cache TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
+  # ZOO_SAMPLE_STACKS=DIR: where the export's time goes (tests/gpu/zoo/sampler).
+  local pypath=${PYTHONPATH:-}
+  [ -n "${ZOO_SAMPLE_STACKS:-}" ] && pypath="$ROOT/tests/gpu/zoo/sampler${pypath:+:$pypath}"
+  PYTHONPATH=$pypath TORCHINDUCTOR_CACHE_DIR=$cache TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
   TORCHINDUCTOR_COMPILE_THREADS=$ZOO_COMPILE_THREADS timeout -k 10 "$limit" \
     "$PY" "$ROOT/tests/gpu/zoo/export.py" "$1" "$2" "$3" "$4" "$ZOO_DIR" > "$log" 2>&1
   rc=$?
