@@ -26,6 +26,8 @@
 #   zoo-run       the zoo's packages through aoti-run against eager: the table
 #                 in $OUT/zoo.md and $OUT/zoo.json (tests/gpu/zoo/run.py)
 #   zoo           zoo-export then zoo-run
+#   zoo-autotune  the not yet exported CUDA packages' autotunings, split over
+#                 several processes; the merged record for zoo-export
 #   zoo-cpu-ops   the zoo's CPU packages' convolution, attention and linear
 #                 calls, shims vs torch's ATen ops (bench/shims/cpu_ops_vs_torch.py)
 #   zoo-concurrent  each exported zoo package on 2 host threads at once, one
@@ -185,7 +187,8 @@ phase_bench() {
 # Triton candidates: two exports sharing the file overwrite each other's
 # results. A timed-out export's record also leaves the machine, in
 # $OUT/zoo-autotune/TAG.tar.gz, and an export finds it again in
-# $CARRY/zoo-autotune/ (TAG.tar.gz, or a TAG/ folder): put a call's
+# $CARRY/zoo-autotune/ (TAG.tar.gz, or a TAG/ folder; merged with the
+# committed one, zoo_seed_record): put a call's
 # zoo-autotune/ into .carry/ and the next call's export skips every
 # autotuning already done (inductor benchmarks nothing when all of a GEMM's
 # candidates are recorded). Records that outlive a session are committed in
@@ -195,6 +198,27 @@ ZOO_DIR=${ZOO_DIR:-/tmp/aoti-zoo}
 # The packages ZOO_SET and ZOO_FILTER select: "model options dtype device" lines.
 zoo_selection() {
   $PY "$ROOT/tests/gpu/zoo/zoo.py" --list --set "${ZOO_SET:-default}" ${ZOO_FILTER:+--filter "$ZOO_FILTER"}
+}
+
+# zoo_seed_record TAG ROOT: ROOT/cache/ (an inductor cache's autotuning
+# records) gets every record of TAG there is, merged (record_merge.py): its
+# own, a carried one ($CARRY/zoo-autotune/TAG.tar.gz or TAG/) and the
+# committed one (tests/gpu/zoo/autotune/TAG.tar.gz). A merge, not the first
+# found: a record carried from an older call must not hide the shapes a newer
+# committed one holds. Where two measured one candidate, ROOT's own time stays.
+zoo_seed_record() {
+  local tag=$1 root=$2 tmp i=0 rec roots=()
+  mkdir -p "$root/cache"
+  tmp=$(mktemp -d)
+  roots=("$root")
+  [ -d "$CARRY/zoo-autotune/$tag/cache" ] && roots+=("$CARRY/zoo-autotune/$tag")
+  for rec in "$CARRY/zoo-autotune/$tag.tar.gz" "$ROOT/tests/gpu/zoo/autotune/$tag.tar.gz"; do
+    [ -f "$rec" ] || continue
+    i=$(( i + 1 )); mkdir -p "$tmp/$i"
+    tar -C "$tmp/$i" -xzf "$rec" && roots+=("$tmp/$i")
+  done
+  [ ${#roots[@]} -eq 1 ] || $PY "$ROOT/tests/gpu/zoo/record_merge.py" "$root" "${roots[@]}" > /dev/null
+  rm -rf "$tmp"
 }
 
 zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
@@ -213,14 +237,7 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   fi
   limit=$(( left < ZOO_TIMEOUT_S ? left : ZOO_TIMEOUT_S ))
   cache="$ZOO_DIR/inductor/$tag"
-  mkdir -p "$cache/cache"
-  # This machine's own record wins over a carried one (-n, --skip-old-files).
-  if [ -d "$CARRY/zoo-autotune/$tag/cache" ]; then
-    cp -rn "$CARRY/zoo-autotune/$tag/cache/." "$cache/cache/"
-  fi
-  for rec in "$CARRY/zoo-autotune/$tag.tar.gz" "$ROOT/tests/gpu/zoo/autotune/$tag.tar.gz"; do
-    [ -f "$rec" ] && tar -C "$cache" --skip-old-files -xzf "$rec"
-  done
+  zoo_seed_record "$tag" "$cache"
   t0=$(date +%s)
   # Inductor gives the parallel compile of a layer's autotuning candidates
   # 300 s (precompilation_timeout_seconds) and then marks every unfinished
@@ -250,6 +267,7 @@ phase_zoo-export() {
   list=$(zoo_selection) || { status=1; return; }
   mkdir -p "$ZOO_DIR/logs"
   export ZOO_DIR PY ROOT ZOO_FORCE OUT CARRY
+  export -f zoo_seed_record
   export ZOO_DEADLINE=$(( $(date +%s) + ${ZOO_BUDGET_S:-480} )) ZOO_TIMEOUT_S=${ZOO_TIMEOUT_S:-420} \
          ZOO_COMPILE_THREADS=${ZOO_COMPILE_THREADS:-2}
   export -f zoo_export_one
@@ -276,6 +294,61 @@ phase_zoo-run() {
 }
 
 phase_zoo() { phase_zoo-export; phase_zoo-run; }
+
+# zoo-autotune: the autotunings of each selected CUDA package not yet
+# exported, benchmarked by ZOO_AUTOTUNE_SHARDS processes side by side (8;
+# tests/gpu/zoo/autotune_shard.py: each benchmarks the autotunings whose key
+# hashes to its shard, answers the others without recording them, and stops
+# before code generation), timing on the GPU one at a time (an flock), each
+# seeded with the records zoo-export would use and cut at ZOO_TIMEOUT_S or
+# the budget's end, with ZOO_AUTOTUNE_THREADS compile threads each (1: the
+# candidates compile in a thread of the shard itself; with more, inductor
+# compiles them in worker processes and, in the logs of 2026-12-05, the parent
+# spent 15-45 s per autotuning benchmarking them all the same). Their records
+# are merged (record_merge.py) into the package's zoo-export cache, so a zoo-export after it in the same call
+# benchmarks nothing they measured, and returned as $OUT/zoo-autotune/TAG.tar.gz
+# for .carry/zoo-autotune/ or tests/gpu/zoo/autotune/. One process benchmarks
+# ~20 Triton candidates of a GEMM in 15-45 s on an H100 (2026-12-05), so a
+# model with 70 such shapes needs more than one call's 10 minutes alone.
+phase_zoo-autotune() {
+  local list m o d v tag cache k shards=${ZOO_AUTOTUNE_SHARDS:-8} deadline limit roots logs=()
+  list=$(zoo_selection) || { status=1; return; }
+  deadline=$(( $(date +%s) + ${ZOO_BUDGET_S:-480} ))
+  limit=$(( ${ZOO_TIMEOUT_S:-420} < ${ZOO_BUDGET_S:-480} ? ${ZOO_TIMEOUT_S:-420} : ${ZOO_BUDGET_S:-480} ))
+  local pypath=$ROOT/tests/gpu/zoo/sampler${PYTHONPATH:+:$PYTHONPATH}
+  [ -n "${ZOO_SAMPLE_STACKS:-}" ] || pypath=${PYTHONPATH:-}
+  mkdir -p "$ZOO_DIR/autotune" "$OUT/zoo-autotune"
+  while read -r m o d v; do
+    tag="$m.$o.$d.$v"
+    [ -n "$m" ] && [ "$v" = cuda ] && [ ! -f "$ZOO_DIR/$tag/info.json" ] || continue
+    for (( k = 0; k < shards; k++ )); do
+      cache="$ZOO_DIR/autotune/$tag/$k"
+      mkdir -p "$cache/cache"
+      [ "$k" -gt 0 ] || zoo_seed_record "$tag" "$ZOO_DIR/inductor/$tag"
+      cp -r "$ZOO_DIR/inductor/$tag/cache/." "$cache/cache/"
+      logs+=("$tag.$k.log")
+      PYTHONPATH=$pypath TORCHINDUCTOR_CACHE_DIR=$cache TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
+      TORCHINDUCTOR_COMPILE_THREADS=${ZOO_AUTOTUNE_THREADS:-1} timeout -k 10 "$limit" \
+        "$PY" "$ROOT/tests/gpu/zoo/autotune_shard.py" "$m" "$o" "$d" "$v" "$k" "$shards" \
+          --gpu-lock "$ZOO_DIR/autotune/gpu.lock" > "$ZOO_DIR/autotune/$tag.$k.log" 2>&1 &
+    done
+  done <<< "$list"
+  echo "zoo-autotune: ${#logs[@]} shard processes, cut after $limit s"
+  wait
+  (cd "$ZOO_DIR/autotune" && tar -czf "$OUT/zoo-autotune-logs.tar.gz" "${logs[@]}" 2>/dev/null
+   for l in "${logs[@]}"; do printf '%s: %s\n' "$l" "$(grep -h '^autotune-shard\|Error' "$l" | tail -n 1 | cut -c1-200)"; done)
+  while read -r m o d v; do
+    tag="$m.$o.$d.$v"
+    [ -n "$m" ] && [ -d "$ZOO_DIR/autotune/$tag" ] || continue
+    roots=("$ZOO_DIR/inductor/$tag")
+    for (( k = 0; k < shards; k++ )); do roots+=("$ZOO_DIR/autotune/$tag/$k"); done
+    mkdir -p "$ZOO_DIR/inductor/$tag"
+    $PY "$ROOT/tests/gpu/zoo/record_merge.py" "$ZOO_DIR/inductor/$tag" "${roots[@]}" | tail -n 1 || status=1
+    [ -z "$(ls -A "$ZOO_DIR/inductor/$tag/cache")" ] ||
+      tar -C "$ZOO_DIR/inductor/$tag" -czf "$OUT/zoo-autotune/$tag.tar.gz" cache
+  done <<< "$list"
+  [ "$(date +%s)" -le "$deadline" ] || echo "zoo-autotune: past its budget"
+}
 
 # zoo-cpu-ops: where a CPU package's time over eager goes. Each exported CPU
 # package of the selection (ZOO_SET, ZOO_FILTER) has its convolution,

@@ -3,7 +3,7 @@
 Python imports `sitecustomize` at start-up from the first folder of
 PYTHONPATH that has one; `ci/gpu-test.sh` puts this folder there when
 ZOO_SAMPLE_STACKS names an output folder. Only a process running
-tests/gpu/zoo/export.py samples (inductor's compile workers import this file
+tests/gpu/zoo/export.py or autotune_shard.py samples (inductor's compile workers import this file
 too and do nothing).
 
 A daemon thread wakes every ZOO_SAMPLE_INTERVAL seconds (1), takes the main
@@ -25,7 +25,7 @@ def _start(out_dir):
     import time
     import traceback
 
-    tag = ".".join(sys.argv[1:5]) or "export"
+    tag = ".".join(a for a in sys.argv[1:7] if not a.startswith("--")) or "export"
     base = os.path.join(out_dir, f"{tag}.{os.getpid()}")
     interval = float(os.environ.get("ZOO_SAMPLE_INTERVAL", "1"))
     main_id = threading.main_thread().ident
@@ -82,6 +82,8 @@ def _start(out_dir):
 
 
 _out = os.environ.get("ZOO_SAMPLE_STACKS")
-if _out and sys.argv and sys.argv[0].endswith(os.path.join("zoo", "export.py")):
+_script = sys.argv[0] if sys.argv else ""
+if _out and os.path.basename(os.path.dirname(os.path.abspath(_script))) == "zoo" \
+        and os.path.basename(_script) in ("export.py", "autotune_shard.py"):
     os.makedirs(_out, exist_ok=True)
     _start(_out)
