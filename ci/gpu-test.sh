@@ -180,6 +180,8 @@ phase_bench() {
 # Logs of the exports that did not produce a package: $OUT/zoo-export-logs.tar.gz.
 #   ZOO_SAMPLE_STACKS=DIR  each export's main-thread stacks, sampled each
 #                second, counted into DIR (tests/gpu/zoo/sampler/sitecustomize.py)
+#                and returned as $OUT/stacks.tar.gz (the device tool returns
+#                only so many files: keep DIR out of $OUT)
 #
 # Each export has an inductor cache of its own. Inductor records every
 # autotuning's timings in one JSON file (cache/<hash of GPU and versions>),
@@ -262,6 +264,11 @@ zoo_export_one() {  # MODEL OPTIONS DTYPE DEVICE, in an xargs child
   echo "zoo-export $tag: rc $rc, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$log" | cut -c1-200)"
 }
 
+zoo_pack_stacks() {
+  [ -n "${ZOO_SAMPLE_STACKS:-}" ] && [ -d "$ZOO_SAMPLE_STACKS" ] &&
+    tar -C "$ZOO_SAMPLE_STACKS" -czf "$OUT/stacks.tar.gz" .
+}
+
 phase_zoo-export() {
   local list t0 failed=()
   list=$(zoo_selection) || { status=1; return; }
@@ -275,6 +282,7 @@ phase_zoo-export() {
   echo "$(echo "$list" | grep -c .) packages, ${ZOO_JOBS:-16} at a time"
   echo "$list" | xargs -r -P "${ZOO_JOBS:-16}" -L 1 bash -c 'zoo_export_one "$@"' _
   echo "zoo-export: $(( $(date +%s) - t0 )) s wall"
+  zoo_pack_stacks
   while read -r m o d v; do
     [ -z "$m" ] || [ -f "$ZOO_DIR/$m.$o.$d.$v/info.json" ] || failed+=("$m.$o.$d.$v.log")
   done <<< "$list"
@@ -310,6 +318,12 @@ phase_zoo() { phase_zoo-export; phase_zoo-run; }
 # for .carry/zoo-autotune/ or tests/gpu/zoo/autotune/. One process benchmarks
 # ~20 Triton candidates of a GEMM in 15-45 s on an H100 (2026-12-05), so a
 # model with 70 such shapes needs more than one call's 10 minutes alone.
+# Measured on an H100 (2026-12-06, bench/gpu/results/2026-12-06/): 16 shards
+# (DenseNet-121 and EfficientNet-B0, 8 each) spent 235-265 s each before their
+# first autotuning, on torch.export's trace and on lowering, which writes every
+# candidate of every shape, sharded or not: at 290 s only 3 autotunings were
+# recorded. A shard's own autotunings, once reached, took 0.8-1.5 s each. Use
+# few shards, with the time each needs before it benchmarks anything in mind.
 phase_zoo-autotune() {
   local list m o d v tag cache k shards=${ZOO_AUTOTUNE_SHARDS:-8} deadline limit roots logs=()
   list=$(zoo_selection) || { status=1; return; }
@@ -348,6 +362,7 @@ phase_zoo-autotune() {
       tar -C "$ZOO_DIR/inductor/$tag" -czf "$OUT/zoo-autotune/$tag.tar.gz" cache
   done <<< "$list"
   [ "$(date +%s)" -le "$deadline" ] || echo "zoo-autotune: past its budget"
+  zoo_pack_stacks
 }
 
 # zoo-cpu-ops: where a CPU package's time over eager goes. Each exported CPU

@@ -24,6 +24,13 @@ and exit 1. Bad arguments exit 2. --no-compile stops after torch.export (a
 dry run of the builders and of export on a machine without a GPU; eager is
 timed over 3 runs only).
 
+ZOO_INDUCTOR_EXTRA, a JSON object, adds inductor options to the package's
+(info.json's inductor_configs shows them, and extra_inductor_configs names
+them): for options that change how the export runs, not what it builds, such
+as {"compile_threads": 1}, which compiles Triton candidates in threads of
+this process (as many as TORCHINDUCTOR_COMPILE_THREADS says) instead of in
+worker processes.
+
 The eager latency here is measured while the other exports of the phase run
 in parallel, so it is marked "contended"; eager.py re-times eager on a quiet
 machine before run.py compares.
@@ -141,6 +148,14 @@ def main():
     if dtype not in zoo.BY_NAME[model].dtypes:
         fail_usage(f"{model} is built in {', '.join(zoo.BY_NAME[model].dtypes)}, not '{dtype}'")
 
+    try:
+        extra = json.loads(os.environ.get("ZOO_INDUCTOR_EXTRA") or "{}")
+        if not isinstance(extra, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as e:
+        fail_usage(f"ZOO_INDUCTOR_EXTRA: {e}")
+    inductor_configs = {**zoo.inductor_configs(options), **extra}
+
     tag = zoo.tag(model, options, dtype, device)
     d = os.path.join(outdir, tag)
     shutil.rmtree(d, ignore_errors=True)
@@ -206,7 +221,8 @@ def main():
                     calls[key] = calls.get(key, 0) + 1
 
         info = {"model": model, "options": options, "dtype": dtype, "device": device, "tag": tag,
-                "torch": torch.__version__, "inductor_configs": zoo.inductor_configs(options),
+                "torch": torch.__version__, "inductor_configs": inductor_configs,
+                "extra_inductor_configs": sorted(extra),
                 "decompositions": sorted(str(op) for op in zoo.decompositions(options)),
                 "inputs": [spec(t) for t in inputs], "outputs": [spec(t) for t in outs],
                 "rtol": zoo.RTOL[dtype], "atol": zoo.ATOL[dtype] * scale, "scale": scale,
@@ -223,7 +239,7 @@ def main():
             with torch.no_grad():
                 pkg = torch._inductor.aoti_compile_and_package(
                     ep, package_path=os.path.join(d, "model.pt2"),
-                    inductor_configs=zoo.inductor_configs(options))
+                    inductor_configs=inductor_configs)
             info["compile_s"] = round(time.time() - t0, 1)
             info["package_bytes"] = os.path.getsize(pkg)
             stage = "symbols"
