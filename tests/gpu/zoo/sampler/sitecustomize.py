@@ -25,7 +25,11 @@ def _start(out_dir):
     import time
     import traceback
 
-    tag = ".".join(a for a in sys.argv[1:7] if not a.startswith("--")) or "export"
+    # MODEL OPTIONS DTYPE DEVICE, and a shard's K N (export.py's fifth
+    # argument is its output folder).
+    words = [a for a in sys.argv[1:] if not a.startswith("--")]
+    words = words[:6] if sys.argv[0].endswith("autotune_shard.py") else words[:4]
+    tag = ".".join(w.replace(os.sep, "_") for w in words) or "export"
     base = os.path.join(out_dir, f"{tag}.{os.getpid()}")
     interval = float(os.environ.get("ZOO_SAMPLE_INTERVAL", "1"))
     main_id = threading.main_thread().ident
@@ -85,5 +89,8 @@ _out = os.environ.get("ZOO_SAMPLE_STACKS")
 _script = sys.argv[0] if sys.argv else ""
 if _out and os.path.basename(os.path.dirname(os.path.abspath(_script))) == "zoo" \
         and os.path.basename(_script) in ("export.py", "autotune_shard.py"):
-    os.makedirs(_out, exist_ok=True)
-    _start(_out)
+    try:
+        os.makedirs(_out, exist_ok=True)
+        _start(_out)
+    except OSError as e:  # a diagnostic: never the reason an export fails
+        print(f"zoo stack sampler: off: {e}", file=sys.stderr)
