@@ -26,8 +26,6 @@
 #   zoo-run       the zoo's packages through aoti-run against eager: the table
 #                 in $OUT/zoo.md and $OUT/zoo.json (tests/gpu/zoo/run.py)
 #   zoo           zoo-export then zoo-run
-#   zoo-autotune  the not yet exported CUDA packages' autotunings, split over
-#                 several processes; the merged record for zoo-export
 #   zoo-cpu-ops   the zoo's CPU packages' convolution, attention and linear
 #                 calls, shims vs torch's ATen ops (bench/shims/cpu_ops_vs_torch.py)
 #   zoo-concurrent  each exported zoo package on 2 host threads at once, one
@@ -302,68 +300,6 @@ phase_zoo-run() {
 }
 
 phase_zoo() { phase_zoo-export; phase_zoo-run; }
-
-# zoo-autotune: the autotunings of each selected CUDA package not yet
-# exported, benchmarked by ZOO_AUTOTUNE_SHARDS processes side by side (8;
-# tests/gpu/zoo/autotune_shard.py: each benchmarks the autotunings whose key
-# hashes to its shard, answers the others without recording them, and stops
-# before code generation), timing on the GPU one at a time (an flock), each
-# seeded with the records zoo-export would use and cut at ZOO_TIMEOUT_S or
-# the budget's end, with ZOO_AUTOTUNE_THREADS compile threads each (1: the
-# candidates compile in a thread of the shard itself; with more, inductor
-# compiles them in worker processes and, in the logs of 2026-12-05, the parent
-# spent 15-45 s per autotuning benchmarking them all the same). Their records
-# are merged (record_merge.py) into the package's zoo-export cache, so a zoo-export after it in the same call
-# benchmarks nothing they measured, and returned as $OUT/zoo-autotune/TAG.tar.gz
-# for .carry/zoo-autotune/ or tests/gpu/zoo/autotune/. One process benchmarks
-# ~20 Triton candidates of a GEMM in 15-45 s on an H100 (2026-12-05), so a
-# model with 70 such shapes needs more than one call's 10 minutes alone.
-# Measured on an H100 (2026-12-06, bench/gpu/results/2026-12-06/): 16 shards
-# (DenseNet-121 and EfficientNet-B0, 8 each) spent 235-265 s each before their
-# first autotuning, on torch.export's trace and on lowering, which writes every
-# candidate of every shape, sharded or not: at 290 s only 3 autotunings were
-# recorded. A shard's own autotunings, once reached, took 0.8-1.5 s each. Use
-# few shards, with the time each needs before it benchmarks anything in mind.
-phase_zoo-autotune() {
-  local list m o d v tag cache k shards=${ZOO_AUTOTUNE_SHARDS:-8} deadline limit roots logs=()
-  list=$(zoo_selection) || { status=1; return; }
-  deadline=$(( $(date +%s) + ${ZOO_BUDGET_S:-480} ))
-  limit=$(( ${ZOO_TIMEOUT_S:-420} < ${ZOO_BUDGET_S:-480} ? ${ZOO_TIMEOUT_S:-420} : ${ZOO_BUDGET_S:-480} ))
-  local pypath=$ROOT/tests/gpu/zoo/sampler${PYTHONPATH:+:$PYTHONPATH}
-  [ -n "${ZOO_SAMPLE_STACKS:-}" ] || pypath=${PYTHONPATH:-}
-  mkdir -p "$ZOO_DIR/autotune" "$OUT/zoo-autotune"
-  while read -r m o d v; do
-    tag="$m.$o.$d.$v"
-    [ -n "$m" ] && [ "$v" = cuda ] && [ ! -f "$ZOO_DIR/$tag/info.json" ] || continue
-    for (( k = 0; k < shards; k++ )); do
-      cache="$ZOO_DIR/autotune/$tag/$k"
-      mkdir -p "$cache/cache"
-      [ "$k" -gt 0 ] || zoo_seed_record "$tag" "$ZOO_DIR/inductor/$tag"
-      cp -r "$ZOO_DIR/inductor/$tag/cache/." "$cache/cache/"
-      logs+=("$tag.$k.log")
-      PYTHONPATH=$pypath TORCHINDUCTOR_CACHE_DIR=$cache TORCHINDUCTOR_PRECOMPILATION_TIMEOUT_SECONDS=$limit \
-      TORCHINDUCTOR_COMPILE_THREADS=${ZOO_AUTOTUNE_THREADS:-1} timeout -k 10 "$limit" \
-        "$PY" "$ROOT/tests/gpu/zoo/autotune_shard.py" "$m" "$o" "$d" "$v" "$k" "$shards" \
-          --gpu-lock "$ZOO_DIR/autotune/gpu.lock" > "$ZOO_DIR/autotune/$tag.$k.log" 2>&1 &
-    done
-  done <<< "$list"
-  echo "zoo-autotune: ${#logs[@]} shard processes, cut after $limit s"
-  wait
-  (cd "$ZOO_DIR/autotune" && tar -czf "$OUT/zoo-autotune-logs.tar.gz" "${logs[@]}" 2>/dev/null
-   for l in "${logs[@]}"; do printf '%s: %s\n' "$l" "$(grep -h '^autotune-shard\|Error' "$l" | tail -n 1 | cut -c1-200)"; done)
-  while read -r m o d v; do
-    tag="$m.$o.$d.$v"
-    [ -n "$m" ] && [ -d "$ZOO_DIR/autotune/$tag" ] || continue
-    roots=("$ZOO_DIR/inductor/$tag")
-    for (( k = 0; k < shards; k++ )); do roots+=("$ZOO_DIR/autotune/$tag/$k"); done
-    mkdir -p "$ZOO_DIR/inductor/$tag"
-    $PY "$ROOT/tests/gpu/zoo/record_merge.py" "$ZOO_DIR/inductor/$tag" "${roots[@]}" | tail -n 1 || status=1
-    [ -z "$(ls -A "$ZOO_DIR/inductor/$tag/cache")" ] ||
-      tar -C "$ZOO_DIR/inductor/$tag" -czf "$OUT/zoo-autotune/$tag.tar.gz" cache
-  done <<< "$list"
-  [ "$(date +%s)" -le "$deadline" ] || echo "zoo-autotune: past its budget"
-  zoo_pack_stacks
-}
 
 # zoo-cpu-ops: where a CPU package's time over eager goes. Each exported CPU
 # package of the selection (ZOO_SET, ZOO_FILTER) has its convolution,

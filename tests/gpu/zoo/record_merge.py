@@ -7,12 +7,11 @@ CACHE_ROOT/cache/<file>, one JSON file per GPU, torch and Triton (the name
 is a hash of them; "system" inside says which): "cache" maps op name, then
 the autotuning's input key, then the float32 matmul precision, then each
 candidate's hash to its time in ms (and holds pad_mm's timings, one value
-per string key). The shards of autotune_shard.py each
-write one for the autotunings they measured; this writes
-OUT_CACHE_ROOT/cache/<file> holding all of them, for an export to resume
-from. A candidate timed in two records keeps the first record's time (the
-seed record every shard started from, or two shards that both measured it:
-either is a measurement). Records of different files (another GPU) are kept
+per string key). ci/gpu-test.sh's zoo_seed_record gives an export every
+record of its package there is (its own, a carried one, the committed one):
+this writes OUT_CACHE_ROOT/cache/<file> holding all of their autotunings.
+A candidate timed in two records keeps the first record's time (either is a
+measurement; the export's own comes first). Records of different files (another GPU) are kept
 apart, as inductor keeps them. Prints, per file, how many autotunings each
 input held and how many the merged record holds. Exit 2 when an input is
 not such a record.

@@ -3,8 +3,8 @@
 Python imports `sitecustomize` at start-up from the first folder of
 PYTHONPATH that has one; `ci/gpu-test.sh` puts this folder there when
 ZOO_SAMPLE_STACKS names an output folder. Only a process running
-tests/gpu/zoo/export.py or autotune_shard.py samples (inductor's compile workers import this file
-too and do nothing).
+tests/gpu/zoo/export.py samples (inductor's compile workers import this
+file too and do nothing).
 
 A daemon thread wakes every ZOO_SAMPLE_INTERVAL seconds (1), takes the main
 thread's stack from sys._current_frames(), and counts it by its innermost
@@ -25,10 +25,8 @@ def _start(out_dir):
     import time
     import traceback
 
-    # MODEL OPTIONS DTYPE DEVICE, and a shard's K N (export.py's fifth
-    # argument is its output folder).
-    words = [a for a in sys.argv[1:] if not a.startswith("--")]
-    words = words[:6] if sys.argv[0].endswith("autotune_shard.py") else words[:4]
+    # MODEL OPTIONS DTYPE DEVICE (the fifth argument is the output folder).
+    words = [a for a in sys.argv[1:] if not a.startswith("--")][:4]
     tag = ".".join(w.replace(os.sep, "_") for w in words) or "export"
     base = os.path.join(out_dir, f"{tag}.{os.getpid()}")
     interval = float(os.environ.get("ZOO_SAMPLE_INTERVAL", "1"))
@@ -88,7 +86,7 @@ def _start(out_dir):
 _out = os.environ.get("ZOO_SAMPLE_STACKS")
 _script = sys.argv[0] if sys.argv else ""
 if _out and os.path.basename(os.path.dirname(os.path.abspath(_script))) == "zoo" \
-        and os.path.basename(_script) in ("export.py", "autotune_shard.py"):
+        and os.path.basename(_script) == "export.py":
     try:
         os.makedirs(_out, exist_ok=True)
         _start(_out)
