@@ -180,6 +180,10 @@ phase_bench() {
 #                second, counted into DIR (tests/gpu/zoo/sampler/sitecustomize.py)
 #                and returned as $OUT/stacks.tar.gz (the device tool returns
 #                only so many files: keep DIR out of $OUT)
+#   ZOO_INDUCTOR_EXTRA='{"compile_threads": 1}'  inductor options added to each
+#                export's (tests/gpu/zoo/export.py): this one builds Triton
+#                candidates in threads of the export, which took an H100's
+#                autotunings from ~40 s to ~1 s each (2026-12-06)
 #
 # Each export has an inductor cache of its own. Inductor records every
 # autotuning's timings in one JSON file (cache/<hash of GPU and versions>),

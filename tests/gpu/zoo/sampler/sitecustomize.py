@@ -56,10 +56,11 @@ def _start(out_dir):
                 lines.append(f"{n} samples ({100.0 * n / total:.1f}%):")
                 lines.extend("    " + f for f in stack)
                 lines.append("")
-        tmp = base + ".stacks.txt.tmp"
-        with open(tmp, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(tmp, base + ".stacks.txt")
+            # Under the lock too: the sampler and atexit may both write.
+            tmp = base + ".stacks.txt.tmp"
+            with open(tmp, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            os.replace(tmp, base + ".stacks.txt")
 
     def loop():
         last_write = time.time()
