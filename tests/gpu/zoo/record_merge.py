@@ -11,8 +11,8 @@ per string key). ci/gpu-test.sh's zoo_seed_record gives an export every
 record of its package there is (its own, a carried one, the committed one):
 this writes OUT_CACHE_ROOT/cache/<file> holding all of their autotunings.
 A candidate timed in two records keeps the first record's time (either is a
-measurement; the export's own comes first). Records of different files (another GPU) are kept
-apart, as inductor keeps them. Prints, per file, how many autotunings each
+measurement; the export's own comes first). Records of different files
+(another GPU) are kept apart, as inductor keeps them. Prints, per file, how many autotunings each
 input held and how many the merged record holds. Exit 2 when an input is
 not such a record.
 """
@@ -22,15 +22,12 @@ import sys
 
 
 def merge_into(dst, src):
-    """Adds src's timings to dst (nested dicts); returns how many were new."""
-    added = 0
+    """Adds src's timings to dst (nested dicts), keeping dst's where both have one."""
     for key, val in src.items():
         if isinstance(val, dict):
-            added += merge_into(dst.setdefault(key, {}), val)
-        elif key not in dst:
-            dst[key] = val
-            added += 1
-    return added
+            merge_into(dst.setdefault(key, {}), val)
+        else:
+            dst.setdefault(key, val)
 
 
 def autotunings(record):
