@@ -701,8 +701,8 @@ Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Ca
     return M.Run(M.Container, In.data(), In.size(), Out.data(), Out.size(), Stream,
                  /*proxy_executor=*/nullptr);
   });
-  std::string Said = joined(Captured ? trimmed(Captured->finish()) : std::string(), Thrown);
   if (E != 0) {
+    std::string Said = joined(Captured ? trimmed(Captured->finish()) : std::string(), Thrown);
     // Whether the model deleted the input handles depends on how far it got
     // (its input checks run before it takes them). Leaking them is the only
     // choice that cannot double-free.
@@ -711,10 +711,9 @@ Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Ca
       Msg += ": " + Said;
     return Error(ErrorKind::RunFailed, Msg);
   }
-  if (!Said.empty()) {
-    std::fwrite(Said.data(), 1, Said.size(), stderr);
-    std::fputc('\n', stderr);
-  }
+  // What a run that succeeded printed (warnings) goes on to the real stderr.
+  if (Captured)
+    Captured->replay();
   OutputSet R;
   std::map<AtenTensorHandle, size_t> Seen;
   for (size_t I = 0; I < Out.size(); ++I) {
