@@ -104,7 +104,7 @@ void flushOnCrash(int Sig) {
 
 // Under Lock: the first capture's set-up. False (and nothing changed) if the
 // descriptors cannot be had.
-bool open() {
+bool openSink() {
   // O_APPEND: every write lands at the end under the inode's lock. Threads
   // writing through one description otherwise race on its offset, and a
   // memfd does not serialize them (lines overwrote each other, 2026-12-06).
@@ -167,7 +167,7 @@ std::string leave(off_t Begin, bool Replay) {
 StderrCapture::StderrCapture() {
   std::lock_guard<std::mutex> G(Lock);
   std::fflush(stderr);
-  if (Users == 0 && !open())
+  if (Users == 0 && !openSink())
     return;
   ++Users;
   Start = sizeOf(Sink.load());
