@@ -57,37 +57,40 @@ off_t sizeOf(int Fd) {
   return fstat(Fd, &St) == 0 ? St.st_size : 0;
 }
 
-// Copies [From, To) of the sink to Fd (To < 0: to its end). Async-signal-safe.
-void copyOut(int From, int Fd, off_t Begin, off_t End) {
+// Hands [Begin, End) of Fd (End < 0: to its end) to Take in chunks, until
+// Take returns false. Async-signal-safe when Take is.
+template <typename Fn> void chunks(int Fd, off_t Begin, off_t End, Fn &&Take) {
   char Buf[4096];
   while (End < 0 || Begin < End) {
     size_t Want = sizeof Buf;
     if (End >= 0)
       Want = std::min<size_t>(Want, static_cast<size_t>(End - Begin));
-    ssize_t N = pread(From, Buf, Want, Begin);
-    if (N <= 0)
+    ssize_t N = pread(Fd, Buf, Want, Begin);
+    if (N <= 0 || !Take(Buf, static_cast<size_t>(N)))
       return;
-    for (ssize_t Off = 0; Off < N;) {
-      ssize_t W = write(Fd, Buf + Off, static_cast<size_t>(N - Off));
-      if (W <= 0)
-        return;
-      Off += W;
-    }
     Begin += N;
   }
 }
 
+// Copies [Begin, End) of From to Fd. Async-signal-safe.
+void copyOut(int From, int Fd, off_t Begin, off_t End) {
+  chunks(From, Begin, End, [Fd](const char *Data, size_t N) {
+    for (size_t Off = 0; Off < N;) {
+      ssize_t W = write(Fd, Data + Off, N - Off);
+      if (W <= 0)
+        return false;
+      Off += static_cast<size_t>(W);
+    }
+    return true;
+  });
+}
+
 std::string readRange(int Fd, off_t Begin, off_t End) {
   std::string Text;
-  char Buf[4096];
-  while (Begin < End) {
-    ssize_t N = pread(Fd, Buf, std::min<size_t>(sizeof Buf, static_cast<size_t>(End - Begin)),
-                      Begin);
-    if (N <= 0)
-      break;
-    Text.append(Buf, static_cast<size_t>(N));
-    Begin += N;
-  }
+  chunks(Fd, Begin, End, [&Text](const char *Data, size_t N) {
+    Text.append(Data, N);
+    return true;
+  });
   return Text;
 }
 
