@@ -68,16 +68,16 @@ std::vector<float> pattern(size_t n, int seed) {
 void setFlops(benchmark::State &state, double flops) {
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["threads"] = aoti::shims::cpu::cpuThreadCount();
+  state.counters["threads"] = aoti::shims::ops::cpu::cpuThreadCount();
 }
 
 // The same count for OpenBLAS's own threading as the shim's team.
 void blasThreads() {
-  openblas_set_num_threads(aoti::shims::cpu::cpuThreadCount());
+  openblas_set_num_threads(aoti::shims::ops::cpu::cpuThreadCount());
 }
 
 // The same count for oneDNN's OpenMP team.
-void dnnlThreads() { omp_set_num_threads(aoti::shims::cpu::cpuThreadCount()); }
+void dnnlThreads() { omp_set_num_threads(aoti::shims::ops::cpu::cpuThreadCount()); }
 
 // --- mm / addmm: C[m x n] = (bias +) A[m x k] @ B[k x n] --------------------
 // weightT: B is an nn.Linear weight [n, k] read transposed (column-major).

@@ -32,15 +32,15 @@
 namespace aoti::test {
 namespace {
 
-using shims::cpu::chooseSgemmLibrary;
-using shims::cpu::cpuThreadCount;
-using shims::cpu::takeMaxBlasThreadCount;
-using shims::cpu::lastTeamSize;
-using shims::cpu::physicalCoreCount;
-using shims::cpu::setCpuThreadCount;
-using shims::cpu::SgemmLibrary;
-using shims::cpu::sgemmLibrary;
-using shims::cpu::threadCountFromEnvironment;
+using shims::ops::cpu::chooseSgemmLibrary;
+using shims::ops::cpu::cpuThreadCount;
+using shims::ops::cpu::takeMaxBlasThreadCount;
+using shims::ops::cpu::lastTeamSize;
+using shims::ops::cpu::physicalCoreCount;
+using shims::ops::cpu::setCpuThreadCount;
+using shims::ops::cpu::SgemmLibrary;
+using shims::ops::cpu::sgemmLibrary;
+using shims::ops::cpu::threadCountFromEnvironment;
 
 // Restores the environment's count when a test ends, pass or fail.
 struct ThreadCountScope {

@@ -88,7 +88,7 @@ TEST(HalfConversions, EveryFloat16WidensExactly) {
   for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
     const double expected = float16ToDouble(static_cast<uint16_t>(bits));
     const float actual =
-        aoti::shims::cpu::float16ToFloat(static_cast<uint16_t>(bits));
+        aoti::shims::ops::cpu::float16ToFloat(static_cast<uint16_t>(bits));
     if (std::isnan(expected))
       EXPECT_TRUE(std::isnan(actual)) << std::hex << bits;
     else
@@ -113,7 +113,7 @@ TEST(HalfConversions, FloatsNarrowToTheNearestEvenFloat16) {
     for (float s : {1.0f, -1.0f})
       values.push_back(s * v);
   for (float v : values) {
-    const uint16_t actual = aoti::shims::cpu::floatToFloat16(v);
+    const uint16_t actual = aoti::shims::ops::cpu::floatToFloat16(v);
     if (std::isnan(v)) {
       EXPECT_TRUE(std::isnan(float16ToDouble(actual))) << v;
       continue;
@@ -123,8 +123,8 @@ TEST(HalfConversions, FloatsNarrowToTheNearestEvenFloat16) {
 }
 
 TEST(HalfConversions, BFloat16RoundsToNearestEven) {
-  using aoti::shims::cpu::bfloat16ToFloat;
-  using aoti::shims::cpu::floatToBFloat16;
+  using aoti::shims::ops::cpu::bfloat16ToFloat;
+  using aoti::shims::ops::cpu::floatToBFloat16;
   EXPECT_EQ(floatToBFloat16(1.0f), 0x3f80);
   EXPECT_EQ(floatToBFloat16(1.0f + 0x1p-8f), 0x3f80);   // tie, even stays
   EXPECT_EQ(floatToBFloat16(1.0f + 0x1.8p-7f), 0x3f82); // tie, odd rounds up

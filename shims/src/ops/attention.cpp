@@ -21,7 +21,7 @@
 // pointer means the model does not want that output: inductor passes
 // nullptr for the ones that are None.
 //
-// The computation itself is attentionCpu() / attentionCuda(), on
+// The computation itself is cpu::attention() / cuda::attention(), on
 // AttentionArgs: pointers and element strides, so any strided view (the
 // usual transposed [B,L,H,E] ones) and storage offset is read in place.
 //
@@ -258,7 +258,7 @@ Expected<Tensor> zeros(std::span<const int64_t> sizes, ScalarType dtype,
     return t;
   if (device.isCpu()) {
     std::memset(t->data(), 0, nbytes);
-  } else if (Error err = cuda::zeroBytes(t->data(), nbytes, device.index)) {
+  } else if (Error err = aoti::shims::cuda::zeroBytes(t->data(), nbytes, device.index)) {
     return err;
   }
   return t;
@@ -501,8 +501,8 @@ Error runAttention(const AttentionCall &call, AttentionOutputs &outputs) {
 
   if (B == 0 || H == 0 || (Lq == 0 && args.logsumexpRows == 0))
     return Error::success();
-  return device.isCpu() ? attentionCpu(args)
-                        : attentionCuda(args, device.index);
+  return device.isCpu() ? ops::cpu::attention(args)
+                        : ops::cuda::attention(args, device.index);
 }
 
 void store(AtenTensorHandle *ret, std::optional<Tensor> &tensor) {

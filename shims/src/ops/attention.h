@@ -20,6 +20,7 @@
 
 #include "error.h"
 #include "ops/attention_args.h"
+#include "ops/device.h"
 
 #include <cstdint>
 #include <span>
@@ -42,13 +43,17 @@ matchingLayoutStrides(std::span<const int64_t> querySizes,
                       std::span<const int64_t> queryStrides,
                       std::span<const int64_t> sizes);
 
+namespace cpu {
 /// Runs `args` on the host (every pointer is host memory).
-Error attentionCpu(const AttentionArgs &args);
+Error attention(const AttentionArgs &args);
+} // namespace cpu
 
+namespace cuda {
 /// Runs `args` on CUDA `device` (every pointer is memory of that device),
-/// on the device's current stream. In a build without CUDA it fails,
-/// saying so.
-Error attentionCuda(const AttentionArgs &args, int32_t device);
+/// on the device's current stream.
+AOTI_SHIMS_CUDA_OP(Error, attention, const AttentionArgs &args,
+                   int32_t device);
+} // namespace cuda
 
 } // namespace aoti::shims::ops
 

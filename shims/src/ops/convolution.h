@@ -20,6 +20,7 @@
 #define AOTI_SHIMS_OPS_CONVOLUTION_H
 
 #include "error.h"
+#include "ops/device.h"
 #include "tensor.h"
 
 #include <cstdint>
@@ -110,8 +111,8 @@ namespace cpu {
 Error convolution(const ConvProblem &problem, const Tensor &out);
 } // namespace cpu
 namespace cuda {
-/// Fails with cuda_api's message in a build without CUDA.
-Error convolution(const ConvProblem &problem, const Tensor &out);
+AOTI_SHIMS_CUDA_OP(Error, convolution, const ConvProblem &problem,
+                   const Tensor &out);
 } // namespace cuda
 
 } // namespace aoti::shims::ops

@@ -193,8 +193,8 @@ Error runGemm(const GemmSignature &sig, AtenTensorHandle outHandle,
     if (Error err = checkBroadcast(*addend, *out))
       return err;
   if (sig.device == DeviceType::CPU)
-    return cpu::gemm(*out, *a, *b, addend, beta, alpha);
-  return cuda::gemm(*out, *a, *b, addend, beta, alpha);
+    return ops::cpu::gemm(*out, *a, *b, addend, beta, alpha);
+  return ops::cuda::gemm(*out, *a, *b, addend, beta, alpha);
 }
 
 constexpr GemmSignature kCpuMm{DeviceType::CPU, "self", "mat2", 2};
@@ -211,21 +211,11 @@ constexpr GemmSignature kCudaBaddbmm{DeviceType::CUDA, "batch1", "batch2", 3};
 #ifndef AOTI_SHIMS_HAVE_OPENBLAS
 // A build without OpenBLAS (AOTI_OPENBLAS=OFF, or AUTO where it is missing)
 // has no ops/cpu/gemm.cpp; the CPU entry points stay and say why they fail.
-Error aoti::shims::cpu::gemm(const Tensor &, const Tensor &, const Tensor &,
-                             const Tensor *, double, double) {
+Error aoti::shims::ops::cpu::gemm(const Tensor &, const Tensor &, const Tensor &,
+                                  const Tensor *, double, double) {
   return Error::failure("libaoti_shims was built without OpenBLAS, which the "
                         "CPU matmul fallbacks need (install libopenblas-dev "
                         "and configure with AOTI_OPENBLAS=ON)");
-}
-#endif
-
-#ifndef AOTI_SHIMS_HAVE_CUDA
-// A build without CUDA has no ops/cuda/gemm.cpp. No CUDA tensor can exist
-// there, so the checks above already refuse every call; this keeps the link
-// whole and says why if it is ever reached.
-Error aoti::shims::cuda::gemm(const Tensor &, const Tensor &, const Tensor &,
-                              const Tensor *, double, double) {
-  return notCompiledIn();
 }
 #endif
 

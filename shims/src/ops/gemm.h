@@ -7,9 +7,8 @@
 // to the device's implementation declared here:
 //  - cpu::gemm   ops/cpu/gemm.cpp, OpenBLAS (cblas_sgemm/dgemm), compiled
 //    only when OpenBLAS is found (else a failing stand-in, as for CUDA);
-//  - cuda::gemm  ops/cuda/gemm.cpp, cuBLAS, compiled only in CUDA builds;
-//    without CUDA, ops/gemm.cpp defines it as a failure saying so, so every
-//    build exports the same entry points.
+//  - cuda::gemm  ops/cuda/gemm.cpp, cuBLAS, compiled only in CUDA builds
+//    (ops/device.h says what stands in for it otherwise).
 //
 // What both receive: a, b and out all 2-D (mm, addmm) or all 3-D (bmm,
 // baddbmm) of one dtype the device supports, on one device; out exactly
@@ -22,9 +21,10 @@
 #define AOTI_SHIMS_OPS_GEMM_H
 
 #include "error.h"
+#include "ops/device.h"
 #include "tensor.h"
 
-namespace aoti::shims {
+namespace aoti::shims::ops {
 
 namespace cpu {
 Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
@@ -32,18 +32,17 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
 } // namespace cpu
 
 namespace cuda {
-Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
-           const Tensor *addend, double beta, double alpha);
+AOTI_SHIMS_CUDA_OP(Error, gemm, const Tensor &out, const Tensor &a,
+                   const Tensor &b, const Tensor *addend, double beta,
+                   double alpha);
 } // namespace cuda
 
-namespace ops {
 /// Same first element, dtype, sizes and strides: one view of one memory.
 bool sameView(const Tensor &a, const Tensor &b);
 /// The two tensors' address ranges (first to last element) intersect, so
 /// writing one may change the other.
 bool overlaps(const Tensor &a, const Tensor &b);
-} // namespace ops
 
-} // namespace aoti::shims
+} // namespace aoti::shims::ops
 
 #endif // AOTI_SHIMS_OPS_GEMM_H

@@ -25,6 +25,7 @@
 #include "tensor.h"
 
 using namespace aoti::shims;
+using namespace aoti::shims::ops;
 
 namespace {
 
@@ -146,8 +147,8 @@ Error runCumsum(DeviceType device, AtenTensorHandle selfHandle, int64_t dim,
     return out.takeError();
   const ScanLines lines = linesOf(self, *out, dim);
   if (self.numel() > 0) {
-    Error err = device == DeviceType::CPU ? cpu::cumsum(*out, self, lines)
-                                          : cuda::cumsum(*out, self, lines);
+    Error err = device == DeviceType::CPU ? ops::cpu::cumsum(*out, self, lines)
+                                          : ops::cuda::cumsum(*out, self, lines);
     if (err)
       return err;
   }
@@ -156,15 +157,6 @@ Error runCumsum(DeviceType device, AtenTensorHandle selfHandle, int64_t dim,
 }
 
 } // namespace
-
-#ifndef AOTI_SHIMS_HAVE_CUDA
-// A build without CUDA has no ops/cuda/scan.cpp; no CUDA tensor can exist
-// there, so the device check above refuses every call first.
-Error aoti::shims::cuda::cumsum(const Tensor &, const Tensor &,
-                                const ScanLines &) {
-  return notCompiledIn();
-}
-#endif
 
 extern "C" {
 

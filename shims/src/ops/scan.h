@@ -6,21 +6,21 @@
 // sum over each line of `length` elements, one line per index of the other
 // dimensions. The device's implementation declared here walks the lines:
 //  - cpu::cumsum   ops/cpu/scan.cpp, plain loops;
-//  - cuda::cumsum  ops/cuda/scan.cpp + scan.cu, one thread per line,
-//    compiled only in CUDA builds (ops/scan.cpp defines a failing stand-in
-//    otherwise).
+//  - cuda::cumsum  ops/cuda/scan.cu, one thread per line, compiled only in
+//    CUDA builds (ops/device.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_OPS_SCAN_H
 #define AOTI_SHIMS_OPS_SCAN_H
 
 #include "error.h"
+#include "ops/device.h"
 #include "tensor.h"
 
 #include <cstdint>
 #include <vector>
 
-namespace aoti::shims {
+namespace aoti::shims::ops {
 
 /// The lines of a scan over `self` into `out` (same sizes), strides in
 /// elements. The outer dimensions are every dimension but the scanned one,
@@ -40,9 +40,10 @@ Error cumsum(const Tensor &out, const Tensor &self, const ScanLines &lines);
 
 namespace cuda {
 /// As cpu::cumsum, on self's device and its current stream.
-Error cumsum(const Tensor &out, const Tensor &self, const ScanLines &lines);
+AOTI_SHIMS_CUDA_OP(Error, cumsum, const Tensor &out, const Tensor &self,
+                   const ScanLines &lines);
 } // namespace cuda
 
-} // namespace aoti::shims
+} // namespace aoti::shims::ops
 
 #endif // AOTI_SHIMS_OPS_SCAN_H

@@ -188,7 +188,7 @@ void gemm(bool transB, int64_t M, int64_t N, int64_t K, float alpha,
     return;
   }
 #ifdef AOTI_SHIMS_HAVE_OPENBLAS
-  shims::cpu::sgemm(false, transB, static_cast<int>(M), static_cast<int>(N),
+  ops::cpu::sgemm(false, transB, static_cast<int>(M), static_cast<int>(N),
                     static_cast<int>(K), alpha, A, static_cast<int>(lda), B,
                     static_cast<int>(ldb), 0.0f, C, static_cast<int>(ldc));
 #else
@@ -339,7 +339,7 @@ constexpr int64_t kParallelMacs = int64_t{1} << 22;
 
 } // namespace
 
-Error attentionCpu(const AttentionArgs &a) {
+Error cpu::attention(const AttentionArgs &a) {
   const int64_t Lq = a.queryLen;
   const int64_t Lk = a.keyLen;
   const int64_t E = a.headDim;
@@ -356,8 +356,8 @@ Error attentionCpu(const AttentionArgs &a) {
   const int64_t group = a.heads / a.kvHeads;
   const int64_t macs = a.batch * a.heads * Lq * Lk * (E + Ev);
   const int threads =
-      macs >= kParallelMacs ? shims::cpu::cpuThreadCount() : 1;
-  const shims::cpu::SingleThreadedBlas blas;
+      macs >= kParallelMacs ? ops::cpu::cpuThreadCount() : 1;
+  const ops::cpu::SingleThreadedBlas blas;
 
   // Keys and values: read in place when they are float32 rows, else packed
   // to float32 once per (batch, key/value head) for all the query heads
@@ -394,7 +394,7 @@ Error attentionCpu(const AttentionArgs &a) {
     }
   }
   if (!keysInPlace || !valuesInPlace)
-    shims::cpu::parallelFor(kvItems, threads, [&](int64_t item) {
+    ops::cpu::parallelFor(kvItems, threads, [&](int64_t item) {
       const int64_t b = item / a.kvHeads, kh = item % a.kvHeads;
       if (!keysInPlace)
         packRows(a.key, a.element, b * a.keyStrides[0] + kh * a.keyStrides[1],
@@ -416,11 +416,11 @@ Error attentionCpu(const AttentionArgs &a) {
   workspaces.reserve(static_cast<size_t>(std::max(team, 1)));
   for (int t = 0; t < std::max(team, 1); ++t)
     workspaces.emplace_back(ldq, lds, ldv);
-  shims::cpu::parallelFor(items, team, [&](int64_t item) {
+  ops::cpu::parallelFor(items, team, [&](int64_t item) {
     const int64_t block = item % blocks;
     const int64_t h = (item / blocks) % a.heads;
     const int64_t b = item / (blocks * a.heads);
-    const int thread = team > 1 ? shims::cpu::threadIndex() : 0;
+    const int thread = team > 1 ? ops::cpu::threadIndex() : 0;
     Workspace &w = workspaces[static_cast<size_t>(thread)];
     attendBlock(a, b, h, block * kRowBlock,
                 kv[static_cast<size_t>(b * a.kvHeads + h / group)], w);

@@ -308,7 +308,7 @@ std::string cacheKey(const ConvProblem &problem, const Tensor &out,
   key.reserve(512);
   const int64_t header[] = {static_cast<int64_t>(type), p.transposed ? 1 : 0,
                             p.groups, problem.bias ? 1 : 0,
-                            ::aoti::shims::cpu::cpuThreadCount(), layouts};
+                            ::aoti::shims::ops::cpu::cpuThreadCount(), layouts};
   appendKey(key, header);
   for (const Tensor *t : {problem.input, problem.weight, problem.bias, &out})
     if (t) {
@@ -621,7 +621,7 @@ Error convolution(const ConvProblem &problem, const Tensor &out) {
   for (int64_t i = 0; i < p.spatialDims; ++i)
     negativeRightPadding |= p.transposed && p.outputPadding[i] > p.padding[i];
   // oneDNN reads OpenMP's thread count of this thread (parallel.h).
-  ::aoti::shims::cpu::OmpThreads threads;
+  ::aoti::shims::ops::cpu::OmpThreads threads;
   // oneDNN's C++ API reports failures as dnnl::error; keep them inside.
   try {
     if (negativeRightPadding)

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace aoti::shims::cpu {
+namespace aoti::shims::ops::cpu {
 
 inline float float16ToFloat(uint16_t bits) {
   const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
@@ -87,6 +87,6 @@ inline uint16_t floatToBFloat16(float value) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
-} // namespace aoti::shims::cpu
+} // namespace aoti::shims::ops::cpu
 
 #endif // AOTI_SHIMS_OPS_CPU_FLOAT16_H

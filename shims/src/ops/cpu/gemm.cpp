@@ -56,7 +56,7 @@
 #include <optional>
 #include <vector>
 
-namespace aoti::shims::cpu {
+namespace aoti::shims::ops::cpu {
 namespace {
 
 bool fitsInt(int64_t value) { return value >= 0 && value <= INT_MAX; }
@@ -489,4 +489,4 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   }
 }
 
-} // namespace aoti::shims::cpu
+} // namespace aoti::shims::ops::cpu

@@ -27,7 +27,7 @@
 #include <thread>
 #include <utility>
 
-namespace aoti::shims::cpu {
+namespace aoti::shims::ops::cpu {
 namespace {
 
 constexpr int kMaxThreads = 4096;
@@ -250,4 +250,4 @@ void sgemm(bool transA, bool transB, int m, int n, int k, float alpha,
     omp_set_num_threads(saved);
 }
 
-} // namespace aoti::shims::cpu
+} // namespace aoti::shims::ops::cpu

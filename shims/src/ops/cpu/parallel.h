@@ -51,7 +51,7 @@
 #include <string>
 #include <string_view>
 
-namespace aoti::shims::cpu {
+namespace aoti::shims::ops::cpu {
 
 /// The number of threads a CPU fallback may use (>= 1; the rules above).
 int cpuThreadCount();
@@ -155,6 +155,6 @@ void parallelFor(int64_t items, int threads, Body &&body) {
 /// The OpenMP thread number of the caller inside parallelFor (0 outside).
 int threadIndex();
 
-} // namespace aoti::shims::cpu
+} // namespace aoti::shims::ops::cpu
 
 #endif // AOTI_SHIMS_OPS_CPU_PARALLEL_H

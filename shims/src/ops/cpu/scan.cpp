@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace aoti::shims::cpu {
+namespace aoti::shims::ops::cpu {
 namespace {
 
 // The two 16-bit float types, by their bits, and bool by its byte (any
@@ -179,4 +179,4 @@ Error cumsum(const Tensor &out, const Tensor &self, const ScanLines &lines) {
   }
 }
 
-} // namespace aoti::shims::cpu
+} // namespace aoti::shims::ops::cpu

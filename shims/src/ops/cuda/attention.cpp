@@ -69,7 +69,7 @@ Expected<AttentionChoice> attentionChoice() {
 
 } // namespace
 
-Error attentionCuda(const AttentionArgs &args, int32_t device) {
+Error cuda::attention(const AttentionArgs &args, int32_t device) {
   Expected<AttentionChoice> choice = attentionChoice();
   if (!choice)
     return choice.takeError();
@@ -98,11 +98,11 @@ Error attentionCuda(const AttentionArgs &args, int32_t device) {
     return Error::failure("batch ", args.batch, " x heads ", args.heads,
                           ": the CUDA attention kernel takes at most ",
                           kMaxGridYZ, " of each");
-  cuda::ScopedDevice scope(device);
+  shims::cuda::ScopedDevice scope(device);
   if (Error err = scope.takeStatus())
     return err;
-  auto stream = static_cast<cudaStream_t>(cuda::currentStream(device));
-  return cuda::checkCuda(launchAttentionKernel(args, choice->kernel, stream),
+  auto stream = static_cast<cudaStream_t>(shims::cuda::currentStream(device));
+  return shims::cuda::checkCuda(launchAttentionKernel(args, choice->kernel, stream),
                          "attention kernel launch");
 }
 

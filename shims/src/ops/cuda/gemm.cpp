@@ -43,7 +43,7 @@
 #include <optional>
 #include <span>
 
-namespace aoti::shims::cuda {
+namespace aoti::shims::ops::cuda {
 namespace {
 
 Error check(cublasStatus_t status, const char *what) {
@@ -55,7 +55,7 @@ Error check(cublasStatus_t status, const char *what) {
 // One cuBLAS handle per thread and device: a handle must not be used by two
 // threads at once, and creating one is expensive.
 struct HandleCache {
-  cublasHandle_t handles[kMaxDevices] = {};
+  cublasHandle_t handles[shims::cuda::kMaxDevices] = {};
   ~HandleCache() {
     for (cublasHandle_t handle : handles)
       if (handle)
@@ -74,7 +74,7 @@ Expected<cublasHandle_t> handleFor(int32_t device) {
     }
   }
   if (Error err = check(cublasSetStream(handle, static_cast<cudaStream_t>(
-                                                    currentStream(device))),
+                                                    shims::cuda::currentStream(device))),
                         "cublasSetStream"))
     return err;
   return handle;
@@ -209,7 +209,7 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   if (k == 0) {
     // cuBLAS wants k >= 1. The product is all zeros: out = beta * addend.
     if (beta == 0.0) {
-      if (Error err = zeroBytes(result.data(),
+      if (Error err = shims::cuda::zeroBytes(result.data(),
                                 static_cast<size_t>(result.numel()) *
                                     result.itemSize(),
                                 device))
@@ -228,7 +228,7 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
     if (!buffer)
       return buffer.takeError();
     zeros = std::move(*buffer);
-    if (Error err = zeroBytes(zeros->data(),
+    if (Error err = shims::cuda::zeroBytes(zeros->data(),
                               static_cast<size_t>(longest) * zeros->itemSize(),
                               device))
       return err;
@@ -248,7 +248,7 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
     opB = *readB;
   }
 
-  ScopedDevice scope(device);
+  shims::cuda::ScopedDevice scope(device);
   if (Error err = scope.takeStatus())
     return err;
   Expected<cublasHandle_t> handle = handleFor(device);
@@ -287,4 +287,4 @@ Error gemm(const Tensor &out, const Tensor &a, const Tensor &b,
   return Error::success();
 }
 
-} // namespace aoti::shims::cuda
+} // namespace aoti::shims::ops::cuda

@@ -1,4 +1,4 @@
-//===- ops/cuda/scan.cu - cumsum kernel ------------------------------------===//
+//===- ops/cuda/scan.cu - cumsum on a CUDA device ---------------------------===//
 //
 // Our own kernel (cuBLAS and cuDNN have no prefix sum; CUB's would need a
 // segmented scan over strided lines). It is deliberately simple: one thread
@@ -18,19 +18,34 @@
 // for the integer types. (torch's CUDA kernel accumulates float32 in float
 // and in a tree order, so float32 results may differ from torch's by
 // rounding, ~1e-6 relative per element; never by more than float32
-// summation error.) The result dtype is a template parameter; the input
-// dtype is a switch per element, which keeps this file to 9 kernels.
+// summation error.) Both dtypes are template parameters, one kernel per
+// (input, result) pair. The launch runs on the current stream of self's
+// device; nothing waits.
 //
 //===----------------------------------------------------------------------===//
-#include "ops/cuda/scan_kernel.h"
+#include "ops/scan.h"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "ops/cuda/element.cuh"
 
 #include <type_traits>
 
-namespace aoti::shims::cuda {
+namespace aoti::shims::ops::cuda {
 namespace {
+
+/// The most outer (not scanned) dimensions a launch takes.
+constexpr int32_t kMaxOuterDims = 16;
+
+// ops/scan.h's ScanLines as a kernel argument, strides in elements.
+struct LineArgs {
+  int64_t lines;
+  int64_t length;
+  int64_t srcStride;
+  int64_t dstStride;
+  int32_t outerDims;
+  int64_t outerSizes[kMaxOuterDims];
+  int64_t srcOuterStrides[kMaxOuterDims];
+  int64_t dstOuterStrides[kMaxOuterDims];
+};
 
 template <typename Out> struct Accumulator {
   using type = long long;
@@ -48,64 +63,6 @@ template <> struct Accumulator<__nv_bfloat16> {
   using type = float;
 };
 
-// An arithmetic value as element type Out (a floating value becomes an
-// integer through int64, as c10 converts).
-template <typename Out, typename V> __device__ Out castTo(V v) {
-  if constexpr (std::is_same_v<Out, __half>)
-    return __float2half_rn(static_cast<float>(v));
-  else if constexpr (std::is_same_v<Out, __nv_bfloat16>)
-    return __float2bfloat16_rn(static_cast<float>(v));
-  else if constexpr (std::is_integral_v<Out> && std::is_floating_point_v<V>)
-    return static_cast<Out>(static_cast<long long>(v));
-  else
-    return static_cast<Out>(v);
-}
-
-// An element of Out as its accumulator's type.
-template <typename Out> __device__ auto accumulable(Out x) {
-  if constexpr (std::is_same_v<Out, __half>)
-    return __half2float(x);
-  else if constexpr (std::is_same_v<Out, __nv_bfloat16>)
-    return __bfloat162float(x);
-  else
-    return x;
-}
-
-template <typename Out>
-__device__ Out loadAs(const void *src, int64_t at, ScanElement type) {
-  switch (type) {
-  case ScanElement::Bool:
-    return castTo<Out>(static_cast<const unsigned char *>(src)[at] != 0 ? 1
-                                                                        : 0);
-  case ScanElement::UInt8:
-    return castTo<Out>(static_cast<const uint8_t *>(src)[at]);
-  case ScanElement::Int8:
-    return castTo<Out>(static_cast<const int8_t *>(src)[at]);
-  case ScanElement::Int16:
-    return castTo<Out>(static_cast<const int16_t *>(src)[at]);
-  case ScanElement::Int32:
-    return castTo<Out>(static_cast<const int32_t *>(src)[at]);
-  case ScanElement::Int64:
-    return castTo<Out>(static_cast<const int64_t *>(src)[at]);
-  case ScanElement::UInt16:
-    return castTo<Out>(static_cast<const uint16_t *>(src)[at]);
-  case ScanElement::UInt32:
-    return castTo<Out>(static_cast<const uint32_t *>(src)[at]);
-  case ScanElement::UInt64:
-    return castTo<Out>(static_cast<const uint64_t *>(src)[at]);
-  case ScanElement::Float16:
-    return castTo<Out>(__half2float(static_cast<const __half *>(src)[at]));
-  case ScanElement::BFloat16:
-    return castTo<Out>(
-        __bfloat162float(static_cast<const __nv_bfloat16 *>(src)[at]));
-  case ScanElement::Float32:
-    return castTo<Out>(static_cast<const float *>(src)[at]);
-  case ScanElement::Float64:
-  default:
-    return castTo<Out>(static_cast<const double *>(src)[at]);
-  }
-}
-
 template <typename Acc, typename V> __device__ Acc add(Acc acc, V value) {
   if constexpr (std::is_integral_v<Acc>)
     return static_cast<Acc>(static_cast<unsigned long long>(acc) +
@@ -115,9 +72,9 @@ template <typename Acc, typename V> __device__ Acc add(Acc acc, V value) {
     return acc + static_cast<Acc>(value);
 }
 
-template <typename Out> __global__ void cumsumKernel(CumsumArgs args) {
+template <typename In, typename Out>
+__global__ void cumsumKernel(Out *dst, const In *src, LineArgs args) {
   using Acc = typename Accumulator<Out>::type;
-  Out *dst = static_cast<Out *>(args.dst);
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t line = static_cast<int64_t>(blockIdx.x) * blockDim.x +
                       threadIdx.x;
@@ -133,52 +90,54 @@ template <typename Out> __global__ void cumsumKernel(CumsumArgs args) {
     }
     Acc acc = 0;
     for (int64_t j = 0; j < args.length; ++j) {
-      const Out value = loadAs<Out>(args.src, srcAt, args.inType);
-      acc = add(acc, accumulable(value));
-      dst[dstAt] = castTo<Out>(acc);
+      const Out value = store<Out>(load(src[srcAt]));
+      acc = add(acc, load(value));
+      dst[dstAt] = store<Out>(acc);
       srcAt += args.srcStride;
       dstAt += args.dstStride;
     }
   }
 }
 
-template <typename Out>
-cudaError_t launch(const CumsumArgs &args, cudaStream_t stream) {
-  constexpr int64_t kThreads = 256;
-  constexpr int64_t kMaxBlocks = 65536;
-  int64_t blocks = (args.lines + kThreads - 1) / kThreads;
-  if (blocks > kMaxBlocks)
-    blocks = kMaxBlocks;
-  cumsumKernel<Out><<<static_cast<unsigned>(blocks),
-                      static_cast<unsigned>(kThreads), 0, stream>>>(args);
-  return cudaGetLastError();
-}
+// The result dtypes torch's cumsum kernels are instantiated for, less complex.
+template <typename Out> constexpr bool kIsResult =
+    !std::is_same_v<Out, Bool> && !std::is_same_v<Out, uint16_t> &&
+    !std::is_same_v<Out, uint32_t> && !std::is_same_v<Out, uint64_t>;
 
 } // namespace
 
-cudaError_t launchCumsum(const CumsumArgs &args, cudaStream_t stream) {
-  switch (args.outType) {
-  case ScanElement::UInt8:
-    return launch<uint8_t>(args, stream);
-  case ScanElement::Int8:
-    return launch<int8_t>(args, stream);
-  case ScanElement::Int16:
-    return launch<int16_t>(args, stream);
-  case ScanElement::Int32:
-    return launch<int32_t>(args, stream);
-  case ScanElement::Int64:
-    return launch<int64_t>(args, stream);
-  case ScanElement::Float16:
-    return launch<__half>(args, stream);
-  case ScanElement::BFloat16:
-    return launch<__nv_bfloat16>(args, stream);
-  case ScanElement::Float32:
-    return launch<float>(args, stream);
-  case ScanElement::Float64:
-    return launch<double>(args, stream);
-  default:
-    return cudaErrorInvalidValue;
+Error cumsum(const Tensor &out, const Tensor &self, const ScanLines &lines) {
+  if (lines.outerSizes.size() > static_cast<size_t>(kMaxOuterDims))
+    return Error::failure("cumsum over a ", self.dim(),
+                          "-d tensor: at most ", kMaxOuterDims + 1,
+                          " dimensions are supported on CUDA");
+  LineArgs args = {};
+  args.lines = lines.lines;
+  args.length = lines.length;
+  args.srcStride = lines.selfStride;
+  args.dstStride = lines.outStride;
+  args.outerDims = static_cast<int32_t>(lines.outerSizes.size());
+  for (size_t d = 0; d < lines.outerSizes.size(); ++d) {
+    args.outerSizes[d] = lines.outerSizes[d];
+    args.srcOuterStrides[d] = lines.selfOuterStrides[d];
+    args.dstOuterStrides[d] = lines.outOuterStrides[d];
   }
+  OnStream on(self);
+  if (Error err = on.takeStatus())
+    return err;
+  return visitDtype(out.dtype(), "cumsum", [&]<typename Out>() -> Error {
+    if constexpr (!kIsResult<Out>) {
+      return Error::failure("cumsum cannot produce ", dtypeName(out.dtype()));
+    } else {
+      return visitDtype(self.dtype(), "cumsum", [&]<typename In>() {
+        cumsumKernel<In, Out>
+            <<<blocksFor(args.lines), kThreadsPerBlock, 0, on.stream()>>>(
+                static_cast<Out *>(out.data()),
+                static_cast<const In *>(self.data()), args);
+        return on.launched("cumsum kernel launch");
+      });
+    }
+  });
 }
 
-} // namespace aoti::shims::cuda
+} // namespace aoti::shims::ops::cuda
