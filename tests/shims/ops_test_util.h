@@ -1,6 +1,6 @@
 //===- ops_test_util.h - Tensors with known values for the op tests --------===//
 //
-// The op fallback tests (ops_gemm_test, ops_cumsum_test, cuda_gemm_test)
+// The op fallback tests (ops/*_test.cpp, ops_gemm_test, cuda_gemm_test)
 // build their inputs and read their outputs only through the public C ABI:
 // a tensor is a view (any sizes, strides, storage offset) of a fresh
 // storage, filled from a host tensor of the same layout with

@@ -1,40 +1,26 @@
-//===- ops_cumsum_cases.h - cumsum's tests, for any device -----------------===//
+//===- ops/scan_test.cpp - The scan family: cumsum ------------------------===//
 //
-// One set of cases for aoti_torch_{cpu,cuda}_cumsum: ops_cumsum_test.cpp
-// runs them on the CPU, cuda_gemm_test.cpp on CUDA. The reference is
+// Every case runs on both devices (ops/devices.h). The reference is
 // computed here with plain loops: each input value converted to the result
 // dtype the way torch does (truncation toward zero for floating to integer,
 // wrapping to the integer's width), summed along the line in double (or
 // int64 for integer results, wrapped to the result's width), and each
 // float32/float64 partial sum rounded to the result dtype once, as the
 // implementations store it. The inputs are mostly multiples of 1/8, so
-// float32 and float64 results must match exactly;
-// float16 and bfloat16 results are within one rounding of the dtype (2^-11,
-// 2^-8 relative).
+// float32 and float64 results must match exactly; float16 and bfloat16
+// results are within one rounding of the dtype (2^-11, 2^-8 relative).
+// Beyond the shared cases: the CUDA entry point refuses a CPU tensor, and
+// the CPU result equals an in-order double accumulation bit for bit
+// (torch's CPU kernel sums that way).
 //
 //===----------------------------------------------------------------------===//
-#ifndef AOTI_TESTS_SHIMS_OPS_CUMSUM_CASES_H
-#define AOTI_TESTS_SHIMS_OPS_CUMSUM_CASES_H
-
-#include "ops_test_util.h"
+#include "ops/devices.h"
 
 namespace aoti::test {
+namespace {
 
-using CumsumFn = AOTITorchError (*)(AtenTensorHandle, int64_t, int32_t *,
-                                    AtenTensorHandle *);
 
-struct CumsumApi {
-  const char *device;
-  int32_t deviceType;
-  CumsumFn cumsum;
-  bool (*available)();
-};
-
-inline void PrintTo(const CumsumApi &api, std::ostream *os) {
-  *os << api.device;
-}
-
-inline bool isIntegerDtype(const Dtype &type) {
+bool isIntegerDtype(const Dtype &type) {
   return type.code == aoti_torch_dtype_int64() ||
          type.code == aoti_torch_dtype_int32() ||
          type.code == aoti_torch_dtype_int16() ||
@@ -43,7 +29,7 @@ inline bool isIntegerDtype(const Dtype &type) {
 }
 
 // `value` wrapped to an integer dtype's width.
-inline int64_t wrapTo(const Dtype &type, int64_t value) {
+int64_t wrapTo(const Dtype &type, int64_t value) {
   if (type.code == aoti_torch_dtype_int32())
     return static_cast<int32_t>(value);
   if (type.code == aoti_torch_dtype_int16())
@@ -57,7 +43,7 @@ inline int64_t wrapTo(const Dtype &type, int64_t value) {
 
 // Reference cumsum of row-major `values` of `sizes` along `dim` (>= 0),
 // into dtype `result`.
-inline std::vector<double> referenceCumsum(const std::vector<double> &values,
+std::vector<double> referenceCumsum(const std::vector<double> &values,
                                            const std::vector<int64_t> &sizes,
                                            int64_t dim, const Dtype &result) {
   std::vector<double> out(values.size());
@@ -96,7 +82,7 @@ inline std::vector<double> referenceCumsum(const std::vector<double> &values,
   return out;
 }
 
-inline void expectCumsumClose(const std::vector<double> &actual,
+void expectCumsumClose(const std::vector<double> &actual,
                               const std::vector<double> &expected,
                               const Dtype &type, const std::string &what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
@@ -113,23 +99,22 @@ inline void expectCumsumClose(const std::vector<double> &actual,
                     << ", expected " << expected[i];
 }
 
-inline int32_t dtypeOf(const TensorHandle &t) {
+int32_t dtypeOf(const TensorHandle &t) {
   int32_t code = -1;
   EXPECT_SHIM_OK(aoti_torch_get_dtype(t.get(), &code));
   return code;
 }
 
-class CumsumOps : public testing::TestWithParam<CumsumApi> {
+class CumsumOps : public OpTest {
 protected:
-  void SetUp() override {
-    if (!GetParam().available())
-      GTEST_SKIP() << "no " << GetParam().device << " device";
+  using CumsumFn = AOTITorchError (*)(AtenTensorHandle, int64_t, int32_t *,
+                                      AtenTensorHandle *);
+  CumsumFn entry() const {
+    return onCuda() ? aoti_torch_cuda_cumsum : aoti_torch_cpu_cumsum;
   }
-  int32_t device() const { return GetParam().deviceType; }
   AOTITorchError cumsum(const TensorHandle &self, int64_t dim,
                         const int32_t *dtype, TensorHandle &ret) {
-    return GetParam().cumsum(self.get(), dim, const_cast<int32_t *>(dtype),
-                             ret.out());
+    return entry()(self.get(), dim, const_cast<int32_t *>(dtype), ret.out());
   }
   // Runs cumsum(self, dim, dtype) and checks the result's shape, contiguous
   // strides, dtype and values against the reference.
@@ -253,10 +238,10 @@ TEST_P(CumsumOps, BadArgumentsAreRefusedAndRet0IsUntouched) {
   AtenTensorHandle sentinel = reinterpret_cast<AtenTensorHandle>(0x1);
   AtenTensorHandle ret = sentinel;
   auto run = [&](AtenTensorHandle t, int64_t dim, int32_t *dtype) {
-    return GetParam().cumsum(t, dim, dtype, &ret);
+    return entry()(t, dim, dtype, &ret);
   };
   EXPECT_SHIM_FAILS(run(nullptr, 0, nullptr), "'self' is null");
-  EXPECT_SHIM_FAILS(GetParam().cumsum(self.get(), 0, nullptr, nullptr),
+  EXPECT_SHIM_FAILS(entry()(self.get(), 0, nullptr, nullptr),
                     "'ret0' is null");
   EXPECT_SHIM_FAILS(run(self.get(), 2, nullptr),
                     "dim 2 is out of range for a 2-d 'self' (expected [-2, 1])");
@@ -284,6 +269,70 @@ TEST_P(CumsumOps, BadArgumentsAreRefusedAndRet0IsUntouched) {
   EXPECT_EQ(ret, sentinel);
 }
 
-} // namespace aoti::test
+INSTANTIATE_TEST_SUITE_P(, CumsumOps, testing::ValuesIn(devicesUnderTest()),
+                         deviceName);
 
-#endif // AOTI_TESTS_SHIMS_OPS_CUMSUM_CASES_H
+TEST(CumsumDevices, TheCudaEntryPointRefusesACpuTensor) {
+  TensorHandle self = makeTensor(patternValues(4, 1), {{4}}, float32Type(), 0);
+  AtenTensorHandle ret = nullptr;
+  EXPECT_SHIM_FAILS(aoti_torch_cuda_cumsum(self.get(), 0, nullptr, &ret),
+                    "'self' is on cpu; this cumsum needs a CUDA tensor");
+  EXPECT_EQ(ret, nullptr);
+}
+
+TEST(CumsumAccuracy, Float32SumsInOrderInDoubleLikeTorchsCpuKernel) {
+  // Values that float32 addition would round: 1 + 2^-30 is 1 in float32,
+  // but the double accumulator keeps the small terms.
+  std::vector<double> values;
+  values.push_back(1.0);
+  for (int i = 0; i < 1024; ++i)
+    values.push_back(std::ldexp(1.0, -30));
+  const int64_t n = static_cast<int64_t>(values.size());
+  TensorHandle self = makeTensor(values, {{n}}, float32Type(), 0);
+  TensorHandle ret;
+  ASSERT_SHIM_OK(aoti_torch_cpu_cumsum(self.get(), 0, nullptr, ret.out()));
+  const std::vector<double> actual = readTensor(ret, float32Type());
+  double acc = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    acc += static_cast<double>(static_cast<float>(values[i]));
+    ASSERT_EQ(actual[i], static_cast<double>(static_cast<float>(acc))) << i;
+  }
+  EXPECT_GT(actual.back(), 1.0); // 1 + 2^-20: float32 accumulation gives 1
+}
+
+// What only a GPU can show.
+class CumsumOnCuda : public OpTest {};
+INSTANTIATE_TEST_SUITE_P(, CumsumOnCuda,
+                         testing::ValuesIn(cudaDevicesUnderTest()), deviceName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CumsumOnCuda);
+
+TEST_P(CumsumOnCuda, TheCpuEntryPointRefusesACudaTensor) {
+  TensorHandle self = tensor(patternValues(4, 1), {{2, 2}}, float32Type());
+  AtenTensorHandle ret = nullptr;
+  EXPECT_SHIM_FAILS(aoti_torch_cpu_cumsum(self.get(), 0, nullptr, &ret),
+                    "'self' is on cuda:0; this cumsum needs a CPU tensor");
+  EXPECT_EQ(ret, nullptr);
+}
+
+TEST_P(CumsumOnCuda, RunsOnTheStreamAGuardSets) {
+  // A non-blocking stream of the test's own: the kernel must be ordered on
+  // it, so a copy on that stream sees the result with no other
+  // synchronisation (the legacy default stream would order everything and
+  // hide a launch on the wrong one).
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  const std::vector<double> values = patternValues(64 * 33, 4);
+  {
+    TensorHandle self = tensor(values, {{64, 33}}, float32Type());
+    TensorHandle sums;
+    ASSERT_SHIM_OK(aoti_torch_cuda_cumsum(self.get(), 1, nullptr, sums.out()));
+    expectCumsumClose(readTensor(sums, float32Type()),
+                      referenceCumsum(values, {64, 33}, 1, float32Type()),
+                      float32Type(), "on a guard's stream");
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
+
+} // namespace
+} // namespace aoti::test
