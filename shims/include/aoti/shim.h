@@ -71,6 +71,11 @@ struct CUDAGuardOpaque;
 typedef struct CUDAGuardOpaque* CUDAGuardHandle;
 struct CUDAStreamGuardOpaque;
 typedef struct CUDAStreamGuardOpaque* CUDAStreamGuardHandle;
+/* A random generator, as torch's random fallbacks take one (optionally:
+ * a null pointer, or a pointer to a null handle, is the default generator).
+ * libaoti_shims has no generator objects; see docs/shims.md, "Random ops". */
+struct AtenGeneratorOpaque;
+typedef struct AtenGeneratorOpaque* AtenGeneratorHandle;
 
 /* The value type of aoti_torch_item_complex64 (layout of c10::complex<float>). */
 typedef struct AotiComplex64 {

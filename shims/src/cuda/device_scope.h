@@ -25,17 +25,7 @@ inline Error checkCuda(cudaError_t status, const char *what) {
 /// when the scope ends. Check takeStatus() before relying on it.
 class ScopedDevice {
 public:
-  explicit ScopedDevice(int32_t device) {
-    int current = 0;
-    status_ = checkCuda(cudaGetDevice(&current), "cudaGetDevice");
-    if (status_)
-      return;
-    previous_ = current;
-    if (current != device) {
-      status_ = checkCuda(cudaSetDevice(device), "cudaSetDevice");
-      restore_ = !status_;
-    }
-  }
+  explicit ScopedDevice(int32_t device) : status_(enter(device)) {}
   ~ScopedDevice() {
     if (restore_ && cudaSetDevice(previous_) != cudaSuccess)
       (void)cudaGetLastError();
@@ -47,9 +37,24 @@ public:
   Error takeStatus() { return std::move(status_); }
 
 private:
-  Error status_ = Error::success();
+  // Makes `device` current, remembering the one to restore. (Initialises
+  // status_, so the members it sets are declared before it.)
+  Error enter(int32_t device) {
+    int current = 0;
+    if (Error err = checkCuda(cudaGetDevice(&current), "cudaGetDevice"))
+      return err;
+    previous_ = current;
+    if (current == device)
+      return Error::success();
+    if (Error err = checkCuda(cudaSetDevice(device), "cudaSetDevice"))
+      return err;
+    restore_ = true;
+    return Error::success();
+  }
+
   int previous_ = 0;
   bool restore_ = false;
+  Error status_;
 };
 
 } // namespace aoti::shims::cuda

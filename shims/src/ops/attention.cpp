@@ -29,6 +29,7 @@
 #include "ops/attention.h"
 
 #include "aoti/shim.h"
+#include "torch_fallbacks.h" // torch's signatures, checked against ours
 #include "cuda_api.h"
 #include "tensor.h"
 

@@ -49,6 +49,7 @@
 #include "ops/convolution.h"
 
 #include "aoti/shim.h"
+#include "torch_fallbacks.h" // torch's signatures, checked against ours
 #include "cuda_api.h"
 
 #include <algorithm>

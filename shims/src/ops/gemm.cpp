@@ -20,6 +20,7 @@
 #include "ops/gemm.h"
 
 #include "aoti/shim.h"
+#include "torch_fallbacks.h" // torch's signatures, checked against ours
 #include "cuda_api.h"
 #include "error.h"
 #include "tensor.h"

@@ -19,6 +19,7 @@
 #include "ops/scan.h"
 
 #include "aoti/shim.h"
+#include "torch_fallbacks.h" // torch's signatures, checked against ours
 #include "cuda_api.h"
 #include "dtype.h"
 #include "error.h"
