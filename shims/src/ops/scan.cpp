@@ -1,26 +1,36 @@
-//===- ops/scan.cpp - cumsum: arguments, result dtype, entry points --------===//
+//===- ops/scan.cpp - The scan family: arguments, dtypes, entry points -----===//
 //
-// aoti_torch_{cpu,cuda}_cumsum(self, dim, dtype, ret0), torch 2.11's
-// generated signature. What it settles before any device work, following
-// ATen's cumsum (and torch._refs' cumsum for the checks):
+// torch 2.11's generated signatures:
+//   aoti_torch_{cpu,cuda}_cumsum(self, dim, dtype, ret0)
+//   aoti_torch_{cpu,cuda}_cumprod(self, dim, dtype, ret0)
+//   aoti_torch_{cpu,cuda}_logcumsumexp(self, dim, ret0)
+//   aoti_torch_{cpu,cuda}_cummax(self, dim, ret0, ret1)
+//   aoti_torch_{cpu,cuda}_cummin(self, dim, ret0, ret1)
+// What each settles before any device work, following ATen (ReduceOps.cpp)
+// and torch's meta functions:
 //  - dim may be negative (counted from the end); a 0-d self takes dim 0 or
 //    -1, like a 1-d one;
-//  - the result dtype is *dtype when dtype is non-null; otherwise int64 for
-//    an integral or bool self (torch promotes them so sums do not
-//    overflow), else self's dtype;
-//  - self is converted to the result dtype before it is summed (ATen sums
-//    self.to(result dtype));
-//  - the result is a new tensor with self's sizes and contiguous strides on
-//    self's device (torch's meta: empty with self's sizes, default strides).
-// Refused: complex and float8 dtypes, and bool or 16/32/64-bit unsigned
-// results (torch implements no cumsum kernel for them either).
+//  - cumsum and cumprod: the result dtype is *dtype when dtype is non-null;
+//    otherwise int64 for an integral or bool self (torch promotes them so
+//    the running sum or product does not overflow), else self's dtype. self
+//    is converted to the result dtype before the scan (ATen scans
+//    self.to(result dtype)). Complex and float8 results, and bool or
+//    16/32/64-bit unsigned ones, are refused (torch has no kernel for them
+//    either, complex aside);
+//  - logcumsumexp: a floating self (float16, bfloat16, float32, float64;
+//    torch's kernel also takes complex, which the shims do not have); the
+//    result has self's dtype;
+//  - cummax, cummin: any real dtype and bool (torch's dispatch list); values
+//    of self's dtype and int64 indices;
+//  - every result is a new tensor of self's sizes with contiguous strides on
+//    self's device, as torch's meta functions make them (empty with self's
+//    sizes; empty_like(self, contiguous_format) for logcumsumexp).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/scan.h"
 
 #include "aoti/shim.h"
 #include "torch_fallbacks.h" // torch's signatures, checked against ours
-#include "cuda_api.h"
 #include "dtype.h"
 #include "error.h"
 #include "tensor.h"
@@ -47,28 +57,8 @@ bool isIntegralOrBool(ScalarType type) {
   }
 }
 
-// What the implementations read.
-bool isSupportedInput(ScalarType type) {
+bool isFloating(ScalarType type) {
   switch (type) {
-  case ScalarType::Float16:
-  case ScalarType::BFloat16:
-  case ScalarType::Float32:
-  case ScalarType::Float64:
-    return true;
-  default:
-    return isIntegralOrBool(type);
-  }
-}
-
-// What they write: the dtypes torch's cumsum kernels are instantiated for,
-// less complex.
-bool isSupportedResult(ScalarType type) {
-  switch (type) {
-  case ScalarType::UInt8:
-  case ScalarType::Int8:
-  case ScalarType::Int16:
-  case ScalarType::Int32:
-  case ScalarType::Int64:
   case ScalarType::Float16:
   case ScalarType::BFloat16:
   case ScalarType::Float32:
@@ -79,8 +69,40 @@ bool isSupportedResult(ScalarType type) {
   }
 }
 
+// What the implementations read: every real dtype and bool.
+bool isReal(ScalarType type) {
+  return isFloating(type) || isIntegralOrBool(type);
+}
+
+// What cumsum and cumprod write: the dtypes torch's kernels are
+// instantiated for, less complex.
+bool isSupportedResult(ScalarType type) {
+  switch (type) {
+  case ScalarType::UInt8:
+  case ScalarType::Int8:
+  case ScalarType::Int16:
+  case ScalarType::Int32:
+  case ScalarType::Int64:
+    return true;
+  default:
+    return isFloating(type);
+  }
+}
+
 constexpr const char *kSupportedResults =
     "uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64";
+
+const char *nameOf(ScanOp op) {
+  switch (op) {
+  case ScanOp::Sum:
+    return "cumsum";
+  case ScanOp::Prod:
+    return "cumprod";
+  case ScanOp::LogSumExp:
+    return "logcumsumexp";
+  }
+  return "scan";
+}
 
 ScanLines linesOf(const Tensor &self, const Tensor &out, int64_t dim) {
   ScanLines lines;
@@ -102,58 +124,109 @@ ScanLines linesOf(const Tensor &self, const Tensor &out, int64_t dim) {
   return lines;
 }
 
-Error runCumsum(DeviceType device, AtenTensorHandle selfHandle, int64_t dim,
-                const int32_t *dtype, AtenTensorHandle *ret0) {
+// self, on `device`, with `dim` wrapped; the checks every scan makes first.
+struct ScanInput {
+  const Tensor *self;
+  int64_t dim;
+};
+
+Expected<ScanInput> readInput(DeviceType device, AtenTensorHandle selfHandle,
+                              int64_t dim, const char *op) {
+  Expected<Tensor *> self = fromHandle(selfHandle, "self");
+  if (!self)
+    return self.takeError();
+  if (Error err = requireDevice(**self, "self", device, op))
+    return err;
+  Expected<int64_t> wrapped = wrapDim(dim, (*self)->dim(), "dim");
+  if (!wrapped)
+    return wrapped.takeError();
+  return ScanInput{*self, *wrapped};
+}
+
+Error runScan(DeviceType device, ScanOp op, AtenTensorHandle selfHandle,
+              int64_t dim, const int32_t *dtype, AtenTensorHandle *ret0) {
+  const char *name = nameOf(op);
   if (Error err = requireOutput(ret0, "ret0"))
     return err;
-  Expected<Tensor *> selfOr = fromHandle(selfHandle, "self");
-  if (!selfOr)
-    return selfOr.takeError();
-  const Tensor &self = **selfOr;
-  if (self.device().type != device)
-    return Error::failure("'self' is on ", describe(self.device()),
-                          "; this cumsum needs a ",
-                          device == DeviceType::CUDA ? "CUDA" : "CPU",
-                          " tensor");
+  Expected<ScanInput> input = readInput(device, selfHandle, dim, name);
+  if (!input)
+    return input.takeError();
+  const Tensor &self = *input->self;
 
-  // A 0-d tensor scans like a 1-d one (torch wraps dims with at least 1).
-  const int64_t rank = self.dim() > 0 ? self.dim() : 1;
-  if (dim < -rank || dim >= rank)
-    return Error::failure("dim ", dim, " is out of range for a ", self.dim(),
-                          "-d 'self' (expected [", -rank, ", ", rank - 1,
-                          "])");
-  if (dim < 0)
-    dim += rank;
-
-  if (!isSupportedInput(self.dtype()))
-    return Error::failure("'self' has dtype ", dtypeName(self.dtype()),
-                          ", which cumsum does not support");
   ScalarType resultType = self.dtype();
-  if (dtype) {
-    Expected<ScalarType> requested = toScalarType(*dtype);
-    if (!requested)
-      return Error::failure("'dtype': ", requested.takeError().message());
-    resultType = *requested;
-  } else if (isIntegralOrBool(self.dtype())) {
-    resultType = ScalarType::Int64;
+  if (op == ScanOp::LogSumExp) {
+    if (!isFloating(self.dtype()))
+      return Error::failure("'self' has dtype ", dtypeName(self.dtype()),
+                            "; logcumsumexp needs float16, bfloat16, "
+                            "float32 or float64");
+  } else {
+    if (!isReal(self.dtype()))
+      return Error::failure("'self' has dtype ", dtypeName(self.dtype()),
+                            ", which ", name, " does not support");
+    if (dtype) {
+      Expected<ScalarType> requested = toScalarType(*dtype);
+      if (!requested)
+        return Error::failure("'dtype': ", requested.takeError().message());
+      resultType = *requested;
+    } else if (isIntegralOrBool(self.dtype())) {
+      resultType = ScalarType::Int64;
+    }
+    if (!isSupportedResult(resultType))
+      return Error::failure("'dtype' ", dtypeName(resultType), " is not a ",
+                            name, " result dtype (supported: ",
+                            kSupportedResults, ")");
   }
-  if (!isSupportedResult(resultType))
-    return Error::failure("'dtype' ", dtypeName(resultType),
-                          " is not a cumsum result dtype (supported: ",
-                          kSupportedResults, ")");
 
   Expected<Tensor> out =
       Tensor::emptyContiguous(self.sizes(), resultType, self.device());
   if (!out)
     return out.takeError();
-  const ScanLines lines = linesOf(self, *out, dim);
+  const ScanLines lines = linesOf(self, *out, input->dim);
   if (self.numel() > 0) {
-    Error err = device == DeviceType::CPU ? ops::cpu::cumsum(*out, self, lines)
-                                          : ops::cuda::cumsum(*out, self, lines);
+    Error err = device == DeviceType::CPU
+                    ? ops::cpu::scan(op, *out, self, lines)
+                    : ops::cuda::scan(op, *out, self, lines);
     if (err)
       return err;
   }
   *ret0 = toHandle(std::move(*out));
+  return Error::success();
+}
+
+Error runScanExtreme(DeviceType device, bool max, AtenTensorHandle selfHandle,
+                     int64_t dim, AtenTensorHandle *ret0,
+                     AtenTensorHandle *ret1) {
+  const char *name = max ? "cummax" : "cummin";
+  if (Error err = requireOutput(ret0, "ret0"))
+    return err;
+  if (Error err = requireOutput(ret1, "ret1"))
+    return err;
+  Expected<ScanInput> input = readInput(device, selfHandle, dim, name);
+  if (!input)
+    return input.takeError();
+  const Tensor &self = *input->self;
+  if (!isReal(self.dtype()))
+    return Error::failure("'self' has dtype ", dtypeName(self.dtype()),
+                          ", which ", name, " does not support");
+  Expected<Tensor> values =
+      Tensor::emptyContiguous(self.sizes(), self.dtype(), self.device());
+  if (!values)
+    return values.takeError();
+  Expected<Tensor> indices =
+      Tensor::emptyContiguous(self.sizes(), ScalarType::Int64, self.device());
+  if (!indices)
+    return indices.takeError();
+  const ScanLines lines = linesOf(self, *values, input->dim);
+  if (self.numel() > 0) {
+    Error err =
+        device == DeviceType::CPU
+            ? ops::cpu::scanExtreme(max, *values, *indices, self, lines)
+            : ops::cuda::scanExtreme(max, *values, *indices, self, lines);
+    if (err)
+      return err;
+  }
+  *ret0 = toHandle(std::move(*values));
+  *ret1 = toHandle(std::move(*indices));
   return Error::success();
 }
 
@@ -164,14 +237,77 @@ extern "C" {
 AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim,
                                      int32_t *dtype, AtenTensorHandle *ret0) {
   return runShim(__func__, [&] {
-    return runCumsum(DeviceType::CPU, self, dim, dtype, ret0);
+    return runScan(DeviceType::CPU, ScanOp::Sum, self, dim, dtype, ret0);
   });
 }
 
 AOTITorchError aoti_torch_cuda_cumsum(AtenTensorHandle self, int64_t dim,
                                       int32_t *dtype, AtenTensorHandle *ret0) {
   return runShim(__func__, [&] {
-    return runCumsum(DeviceType::CUDA, self, dim, dtype, ret0);
+    return runScan(DeviceType::CUDA, ScanOp::Sum, self, dim, dtype, ret0);
+  });
+}
+
+AOTITorchError aoti_torch_cpu_cumprod(AtenTensorHandle self, int64_t dim,
+                                      int32_t *dtype, AtenTensorHandle *ret0) {
+  return runShim(__func__, [&] {
+    return runScan(DeviceType::CPU, ScanOp::Prod, self, dim, dtype, ret0);
+  });
+}
+
+AOTITorchError aoti_torch_cuda_cumprod(AtenTensorHandle self, int64_t dim,
+                                       int32_t *dtype, AtenTensorHandle *ret0) {
+  return runShim(__func__, [&] {
+    return runScan(DeviceType::CUDA, ScanOp::Prod, self, dim, dtype, ret0);
+  });
+}
+
+AOTITorchError aoti_torch_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim,
+                                           AtenTensorHandle *ret0) {
+  return runShim(__func__, [&] {
+    return runScan(DeviceType::CPU, ScanOp::LogSumExp, self, dim, nullptr,
+                   ret0);
+  });
+}
+
+AOTITorchError aoti_torch_cuda_logcumsumexp(AtenTensorHandle self,
+                                            int64_t dim,
+                                            AtenTensorHandle *ret0) {
+  return runShim(__func__, [&] {
+    return runScan(DeviceType::CUDA, ScanOp::LogSumExp, self, dim, nullptr,
+                   ret0);
+  });
+}
+
+AOTITorchError aoti_torch_cpu_cummax(AtenTensorHandle self, int64_t dim,
+                                     AtenTensorHandle *ret0,
+                                     AtenTensorHandle *ret1) {
+  return runShim(__func__, [&] {
+    return runScanExtreme(DeviceType::CPU, true, self, dim, ret0, ret1);
+  });
+}
+
+AOTITorchError aoti_torch_cuda_cummax(AtenTensorHandle self, int64_t dim,
+                                      AtenTensorHandle *ret0,
+                                      AtenTensorHandle *ret1) {
+  return runShim(__func__, [&] {
+    return runScanExtreme(DeviceType::CUDA, true, self, dim, ret0, ret1);
+  });
+}
+
+AOTITorchError aoti_torch_cpu_cummin(AtenTensorHandle self, int64_t dim,
+                                     AtenTensorHandle *ret0,
+                                     AtenTensorHandle *ret1) {
+  return runShim(__func__, [&] {
+    return runScanExtreme(DeviceType::CPU, false, self, dim, ret0, ret1);
+  });
+}
+
+AOTITorchError aoti_torch_cuda_cummin(AtenTensorHandle self, int64_t dim,
+                                      AtenTensorHandle *ret0,
+                                      AtenTensorHandle *ret1) {
+  return runShim(__func__, [&] {
+    return runScanExtreme(DeviceType::CUDA, false, self, dim, ret0, ret1);
   });
 }
 

@@ -23,6 +23,7 @@
 #define AOTI_TESTS_SHIMS_OPS_DEVICES_H
 
 #include "ops_test_util.h"
+#include "torch_fallbacks.h" // every entry point, as torch declares it
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,6 @@
-//===- ops/scan_test.cpp - The scan family: cumsum ------------------------===//
+//===- ops/scan_test.cpp - The scan family: cumsum, cumprod, logcumsumexp, cummax/cummin ===//
 //
-// Every case runs on both devices (ops/devices.h). The reference is
+// Every case runs on both devices (ops/devices.h). cumsum's reference is
 // computed here with plain loops: each input value converted to the result
 // dtype the way torch does (truncation toward zero for floating to integer,
 // wrapping to the integer's width), summed along the line in double (or
@@ -12,6 +12,12 @@
 // Beyond the shared cases: the CUDA entry point refuses a CPU tensor, and
 // the CPU result equals an in-order double accumulation bit for bit
 // (torch's CPU kernel sums that way).
+//
+// The other ops follow (after the cumsum cases): cumprod against an int64 /
+// double running product of exactly representable values, logcumsumexp
+// against a double log-add-exp with torch's NaN and infinity rules, and
+// cummax/cummin against ATen's rule (an equal element takes the index, a NaN
+// takes it and keeps it), every dtype torch dispatches them for.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/devices.h"
@@ -299,6 +305,344 @@ TEST(CumsumAccuracy, Float32SumsInOrderInDoubleLikeTorchsCpuKernel) {
   }
   EXPECT_GT(actual.back(), 1.0); // 1 + 2^-20: float32 accumulation gives 1
 }
+
+
+// --- cumprod, logcumsumexp, cummax, cummin -----------------------------------
+
+// The flat (row-major) positions of each line of `sizes` along `dim`.
+std::vector<std::vector<int64_t>> linesOf(const std::vector<int64_t> &sizes,
+                                          int64_t dim) {
+  std::vector<std::vector<int64_t>> lines;
+  const int64_t n = numelOf(sizes);
+  if (sizes.empty()) {
+    lines.push_back({0});
+    return lines;
+  }
+  const std::vector<int64_t> strides = contiguousStridesOf(sizes);
+  for (int64_t start = 0; start < n; ++start) {
+    if ((start / strides[dim]) % sizes[dim] != 0)
+      continue;
+    std::vector<int64_t> line;
+    for (int64_t j = 0; j < sizes[dim]; ++j)
+      line.push_back(start + j * strides[dim]);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// log(exp(a) + exp(b)) in double, with torch's rules for NaN and infinities.
+double logAddExp(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b && std::isinf(a))
+    return a;
+  const double hi = std::max(a, b), lo = std::min(a, b);
+  return hi + std::log1p(std::exp(lo - hi));
+}
+
+// Equal, both NaN, or within `tol` relative (and 1e-300 absolute).
+void expectValuesNear(const std::vector<double> &actual,
+                      const std::vector<double> &expected, double tol,
+                      const std::string &what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  int reported = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual[i], e = expected[i];
+    const bool ok = (std::isnan(a) && std::isnan(e)) || a == e ||
+                    std::fabs(a - e) <= tol * std::fabs(e) + 1e-300;
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << what << ": element " << i << " is " << a
+                    << ", expected " << e;
+  }
+}
+
+using ScanFn = AOTITorchError (*)(AtenTensorHandle, int64_t, int32_t *,
+                                  AtenTensorHandle *);
+using ExtremeFn = AOTITorchError (*)(AtenTensorHandle, int64_t,
+                                     AtenTensorHandle *, AtenTensorHandle *);
+
+class ScanOps : public OpTest {
+protected:
+  ScanFn cumprod() const {
+    return onCuda() ? aoti_torch_cuda_cumprod : aoti_torch_cpu_cumprod;
+  }
+  AOTITorchError logcumsumexp(AtenTensorHandle self, int64_t dim,
+                              AtenTensorHandle *ret) const {
+    return onCuda() ? aoti_torch_cuda_logcumsumexp(self, dim, ret)
+                    : aoti_torch_cpu_logcumsumexp(self, dim, ret);
+  }
+  ExtremeFn extreme(bool max) const {
+    if (max)
+      return onCuda() ? aoti_torch_cuda_cummax : aoti_torch_cpu_cummax;
+    return onCuda() ? aoti_torch_cuda_cummin : aoti_torch_cpu_cummin;
+  }
+
+  // The result's sizes, contiguous strides, dtype and device.
+  void expectResultShape(const TensorHandle &ret,
+                         const std::vector<int64_t> &sizes, const Dtype &type) {
+    EXPECT_EQ(sizesOf(ret), sizes);
+    EXPECT_EQ(stridesOf(ret), contiguousStridesOf(sizes));
+    EXPECT_EQ(dtypeOf(ret), type.code);
+    int32_t deviceType = -1;
+    EXPECT_SHIM_OK(aoti_torch_get_device_type(ret.get(), &deviceType));
+    EXPECT_EQ(deviceType, device());
+  }
+
+  // cumprod(self, dim, dtype) against an exact running product (the values
+  // are small integers and halves, so float32 products are exact too).
+  void checkCumprod(const std::vector<double> &values, const Layout &layout,
+                    const Dtype &in, int64_t dim, const Dtype *requested,
+                    const Dtype &result, const std::string &what) {
+    SCOPED_TRACE(what);
+    TensorHandle self = tensor(values, layout, in);
+    TensorHandle ret;
+    ASSERT_SHIM_OK(cumprod()(self.get(), dim,
+                             requested ? const_cast<int32_t *>(&requested->code)
+                                       : nullptr,
+                             ret.out()));
+    expectResultShape(ret, layout.sizes, result);
+    const int64_t rank = static_cast<int64_t>(layout.sizes.size());
+    const int64_t d = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
+    std::vector<double> expected(values.size());
+    for (const auto &line : linesOf(layout.sizes, d)) {
+      double product = 1.0;
+      int64_t iproduct = 1;
+      for (int64_t at : line) {
+        if (isIntegerDtype(result)) {
+          iproduct = static_cast<int64_t>(
+              static_cast<uint64_t>(iproduct) *
+              static_cast<uint64_t>(
+                  wrapTo(result, static_cast<int64_t>(values[at]))));
+          expected[at] = static_cast<double>(wrapTo(result, iproduct));
+        } else {
+          product *= roundTrip(result, values[at]);
+          expected[at] = roundTrip(result, product);
+        }
+      }
+    }
+    expectValuesNear(readTensor(ret, result), expected, 0.0, what);
+  }
+
+  // logcumsumexp(self, dim) against the double reference; `tol` relative.
+  void checkLogcumsumexp(const std::vector<double> &values,
+                         const Layout &layout, const Dtype &type, int64_t dim,
+                         double tol, const std::string &what) {
+    SCOPED_TRACE(what);
+    TensorHandle self = tensor(values, layout, type);
+    TensorHandle ret;
+    ASSERT_SHIM_OK(logcumsumexp(self.get(), dim, ret.out()));
+    expectResultShape(ret, layout.sizes, type);
+    const int64_t rank = static_cast<int64_t>(layout.sizes.size());
+    const int64_t d = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
+    std::vector<double> expected(values.size());
+    for (const auto &line : linesOf(layout.sizes, d)) {
+      double acc = -HUGE_VAL;
+      for (int64_t at : line) {
+        acc = logAddExp(acc, roundTrip(type, values[at]));
+        expected[at] = acc;
+      }
+    }
+    expectValuesNear(readTensor(ret, type), expected, tol, what);
+  }
+
+  // cummax/cummin(self, dim) against ATen's rule.
+  void checkExtreme(bool max, const std::vector<double> &values,
+                    const Layout &layout, const Dtype &type, int64_t dim,
+                    const std::string &what) {
+    SCOPED_TRACE(what);
+    TensorHandle self = tensor(values, layout, type);
+    TensorHandle ret0, ret1;
+    ASSERT_SHIM_OK(extreme(max)(self.get(), dim, ret0.out(), ret1.out()));
+    expectResultShape(ret0, layout.sizes, type);
+    expectResultShape(ret1, layout.sizes, int64Type());
+    const int64_t rank = static_cast<int64_t>(layout.sizes.size());
+    const int64_t d = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
+    std::vector<double> best(values.size()), index(values.size());
+    for (const auto &line : linesOf(layout.sizes, d)) {
+      double b = roundTrip(type, values[line[0]]);
+      int64_t at = 0;
+      for (size_t j = 0; j < line.size(); ++j) {
+        const double x = roundTrip(type, values[line[j]]);
+        if (std::isnan(x) || (!std::isnan(b) && (max ? x >= b : x <= b))) {
+          b = x;
+          at = static_cast<int64_t>(j);
+        }
+        best[line[j]] = b;
+        index[line[j]] = static_cast<double>(at);
+      }
+    }
+    expectValuesNear(readTensor(ret0, type), best, 0.0, what + " values");
+    expectValuesNear(readTensor(ret1, int64Type()), index, 0.0,
+                     what + " indices");
+  }
+};
+
+// Small values whose running products stay exact in every tested dtype.
+std::vector<double> productValues(int64_t n, int seed) {
+  static const double kChoices[] = {1, -1, 2, 0.5, 1, -2, 1, 0.5, -1, 1};
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = kChoices[(i * 3 + seed) % 10];
+  return v;
+}
+
+TEST_P(ScanOps, CumprodEveryDimensionAndLayout) {
+  const Dtype f = float32Type();
+  const std::vector<double> v = productValues(2 * 3 * 4, 1);
+  for (const Dtype &type : {float32Type(), float64Type()})
+    for (int64_t dim : {0, 1, 2, -1, -3})
+      checkCumprod(v, {{2, 3, 4}}, type, dim, nullptr, type,
+                   std::string(type.name) + " dim " + std::to_string(dim));
+  checkCumprod(productValues(3 * 5 * 2, 2), {{3, 5, 2}, {1, 6, 3}}, f, 1,
+               nullptr, f, "permuted strides");
+  checkCumprod(productValues(3 * 5 * 2, 3), {{3, 5, 2}, {40, 4, 2}, 7}, f, 0,
+               nullptr, f, "gaps and an offset");
+  checkCumprod(productValues(3 * 40, 4), {{3, 40}}, f, 1, nullptr, f,
+               "lines of 40");
+  for (const Dtype &type : {float16Type(), bfloat16Type()})
+    checkCumprod(productValues(4 * 9, 5), {{4, 9}, {1, 4}}, type, 0, nullptr,
+                 type, std::string(type.name) + " transposed");
+}
+
+TEST_P(ScanOps, CumprodPromotesIntegersAndConvertsFirst) {
+  const Dtype i64 = int64Type(), i8 = int8Type(), f32 = float32Type();
+  checkCumprod({3, -7, 100, 2, -1, 5}, {{2, 3}}, int32Type(), 1, nullptr, i64,
+               "int32 promotes");
+  checkCumprod({200, 100, 3}, {{3}}, uint8Type(), 0, nullptr, i64,
+               "uint8 promotes, no wrap at 255");
+  checkCumprod({1, 0, 1, 1}, {{4}}, boolType(), 0, nullptr, i64, "bool");
+  checkCumprod({100, 100, 3, -1}, {{4}}, int32Type(), 0, &i8, i8,
+               "into int8 wraps like torch");
+  checkCumprod({1.75, -1.5, 2.5}, {{3}}, f32, 0, &i64, i64,
+               "float32 into int64 truncates each element first");
+  std::vector<double> big(40, 3.0);
+  checkCumprod(big, {{40}}, int64Type(), 0, nullptr, i64,
+               "int64 wraps past 2^63");
+}
+
+TEST_P(ScanOps, CumprodZeroDimEmptyAndRefusals) {
+  const Dtype f = float32Type();
+  checkCumprod({2.5}, {{}}, f, -1, nullptr, f, "0-d");
+  checkCumprod({}, {{3, 0}}, f, 1, nullptr, f, "empty");
+  TensorHandle self = tensor(productValues(6, 1), {{2, 3}}, f);
+  AtenTensorHandle ret = nullptr;
+  EXPECT_SHIM_FAILS(cumprod()(self.get(), 2, nullptr, &ret),
+                    "dim 2 is out of range for a 2-d 'self'");
+  int32_t boolCode = aoti_torch_dtype_bool();
+  EXPECT_SHIM_FAILS(cumprod()(self.get(), 0, &boolCode, &ret),
+                    "'dtype' bool is not a cumprod result dtype");
+  EXPECT_SHIM_FAILS(cumprod()(self.get(), 0, nullptr, nullptr),
+                    "'ret0' is null");
+  EXPECT_EQ(ret, nullptr);
+}
+
+TEST_P(ScanOps, LogcumsumexpValuesAndLayouts) {
+  std::vector<double> v = patternValues(3 * 4 * 5, 1);
+  for (double &x : v)
+    x *= 8; // [-16, 16]: exp over- and underflows float16 without the trick
+  for (int64_t dim : {0, 1, 2, -1})
+    checkLogcumsumexp(v, {{3, 4, 5}}, float32Type(), dim, 2e-6,
+                      "float32 dim " + std::to_string(dim));
+  checkLogcumsumexp(v, {{3, 4, 5}}, float64Type(), 1, 1e-14, "float64");
+  checkLogcumsumexp(v, {{3, 4, 5}, {1, 15, 3}}, float32Type(), 2, 2e-6,
+                    "permuted strides");
+  checkLogcumsumexp(v, {{3, 4, 5}, {40, 10, 2}, 3}, float32Type(), 0, 2e-6,
+                    "gaps and an offset");
+  checkLogcumsumexp(patternValues(2 * 3000, 2), {{2, 3000}}, float32Type(), 1,
+                    1e-5, "lines of 3000");
+  // The 16-bit floats: one rounding of the result (computed in float).
+  checkLogcumsumexp(v, {{3, 4, 5}}, float16Type(), 2, 1.0 / 1024,
+                    "float16");
+  checkLogcumsumexp(v, {{3, 4, 5}}, bfloat16Type(), 2, 1.0 / 128,
+                    "bfloat16");
+}
+
+TEST_P(ScanOps, LogcumsumexpInfinitiesAndNaN) {
+  const double inf = HUGE_VAL, nan = std::nan("");
+  checkLogcumsumexp({-inf, -inf, 0.0, -inf}, {{4}}, float32Type(), 0, 2e-6,
+                    "leading -inf");
+  checkLogcumsumexp({1.0, inf, 2.0, inf}, {{4}}, float32Type(), 0, 0.0,
+                    "+inf stays +inf");
+  checkLogcumsumexp({1.0, nan, 2.0}, {{3}}, float32Type(), 0, 0.0,
+                    "NaN propagates");
+  checkLogcumsumexp({-inf, inf, -inf}, {{3}}, float64Type(), 0, 0.0,
+                    "-inf then +inf");
+  checkLogcumsumexp({0.5}, {{}}, float32Type(), 0, 0.0, "0-d");
+  checkLogcumsumexp({}, {{0, 3}}, float32Type(), 1, 0.0, "empty");
+}
+
+TEST_P(ScanOps, LogcumsumexpRefusesNonFloatingSelf) {
+  TensorHandle ints = tensor({1, 2, 3}, {{3}}, int64Type());
+  AtenTensorHandle ret = nullptr;
+  EXPECT_SHIM_FAILS(logcumsumexp(ints.get(), 0, &ret),
+                    "'self' has dtype int64; logcumsumexp needs float16, "
+                    "bfloat16, float32 or float64");
+  TensorHandle f = tensor({1, 2, 3}, {{3}}, float32Type());
+  EXPECT_SHIM_FAILS(logcumsumexp(f.get(), 1, &ret), "dim 1 is out of range");
+  EXPECT_EQ(ret, nullptr);
+}
+
+TEST_P(ScanOps, CummaxCumminTiesTakeTheLastIndex) {
+  const std::vector<double> v = {3, 1, 3, 5, 5, 2, 1, 1, 0, 5};
+  for (bool max : {true, false}) {
+    const std::string op = max ? "cummax" : "cummin";
+    for (const Dtype &type : {float32Type(), float64Type(), float16Type(),
+                              bfloat16Type(), int64Type(), int32Type(),
+                              int16Type(), int8Type(), uint8Type()})
+      checkExtreme(max, v, {{10}}, type, 0, op + " " + type.name);
+    checkExtreme(max, {1, 0, 0, 1, 1, 0}, {{6}}, boolType(), 0, op + " bool");
+  }
+}
+
+TEST_P(ScanOps, CummaxCumminNaNTakesTheRunAndKeepsIt) {
+  const double nan = std::nan("");
+  const std::vector<double> v = {1, nan, 5, nan, -3, 7};
+  for (bool max : {true, false})
+    for (const Dtype &type : {float32Type(), float64Type(), bfloat16Type()})
+      checkExtreme(max, v, {{6}}, type, 0,
+                   std::string(max ? "cummax " : "cummin ") + type.name);
+}
+
+TEST_P(ScanOps, CummaxCumminLayoutsDimsAndEdges) {
+  const std::vector<double> v = patternValues(3 * 4 * 5, 3);
+  for (bool max : {true, false}) {
+    const std::string op = max ? "cummax" : "cummin";
+    for (int64_t dim : {0, 1, 2, -1, -2})
+      checkExtreme(max, v, {{3, 4, 5}}, float32Type(), dim,
+                   op + " dim " + std::to_string(dim));
+    checkExtreme(max, v, {{3, 4, 5}, {1, 15, 3}}, float32Type(), 1,
+                 op + " permuted");
+    checkExtreme(max, v, {{3, 4, 5}, {40, 10, 2}, 3}, int64Type(), 2,
+                 op + " gaps and an offset");
+    checkExtreme(max, patternValues(2 * 2000, 4), {{2, 2000}}, float32Type(),
+                 1, op + " lines of 2000");
+    checkExtreme(max, {4.0}, {{}}, float32Type(), 0, op + " 0-d");
+    checkExtreme(max, {}, {{2, 0}}, float32Type(), 1, op + " empty");
+  }
+}
+
+TEST_P(ScanOps, CummaxCumminRefusals) {
+  TensorHandle self = tensor(patternValues(6, 1), {{2, 3}}, float32Type());
+  AtenTensorHandle sentinel = reinterpret_cast<AtenTensorHandle>(0x1);
+  AtenTensorHandle a = sentinel, b = sentinel;
+  EXPECT_SHIM_FAILS(extreme(true)(self.get(), 2, &a, &b),
+                    "dim 2 is out of range for a 2-d 'self'");
+  EXPECT_SHIM_FAILS(extreme(false)(self.get(), 0, &a, nullptr),
+                    "'ret1' is null");
+  EXPECT_SHIM_FAILS(extreme(true)(nullptr, 0, &a, &b), "'self' is null");
+  TensorHandle complex;
+  const int64_t sizes[] = {2};
+  ASSERT_SHIM_OK(aoti_torch_empty_strided(1, sizes, nullptr,
+                                          aoti_torch_dtype_complex64(),
+                                          device(), 0, complex.out()));
+  EXPECT_SHIM_FAILS(extreme(true)(complex.get(), 0, &a, &b),
+                    "'self' has dtype complex64, which cummax does not support");
+  EXPECT_EQ(a, sentinel);
+  EXPECT_EQ(b, sentinel);
+}
+
+INSTANTIATE_TEST_SUITE_P(, ScanOps, testing::ValuesIn(devicesUnderTest()),
+                         deviceName);
 
 // What only a GPU can show.
 class CumsumOnCuda : public OpTest {};
