@@ -2,14 +2,19 @@
 # the audit's fallback rule (AOTI015) and the docs never drift from the code:
 #
 #   cmake -DNM=llvm-nm -DLIB=libaoti_shims.so -DINC=ShimFallbacks.inc
-#         -DMD=shim-fallbacks.md -P AotiShimFallbacks.cmake
+#         -DMD=shim-fallbacks.md -DTORCH=torch-2.11.tsv -DFAMILIES=families.tsv
+#         -P AotiShimFallbacks.cmake
 #
 # INC gets one `AOTI_SHIM_EXPORT("name")` line per aoti_torch_cpu_* /
 # aoti_torch_cuda_* name LIB exports (its dynamic symbol table, defined
-# names only), sorted; MD a Markdown table of the ATen ops among them. Without
-# LIB (the shims are not built) INC is empty and says so, and the rule says
-# that it does not know the shims' list. Files are rewritten only when their
-# text changes, so an unchanged list recompiles nothing.
+# names only), sorted, and one `AOTI_TORCH_FALLBACK("name", "family",
+# "kind")` line per entry of torch's fallback list (shims/coverage/): the
+# family its op belongs to (empty for backward and sparse entries) and its
+# kind (forward, backward, sparse). MD gets a Markdown table of the ATen ops
+# LIB exports. Without LIB (the shims are not built) INC lists no export and
+# says so, and the rule says that it does not know the shims' list; torch's
+# list is there either way. Files are rewritten only when their text
+# changes, so an unchanged list recompiles nothing.
 set(_names "")
 if(LIB)
   execute_process(COMMAND ${NM} --dynamic --defined-only --format=just-symbols ${LIB}
@@ -34,9 +39,35 @@ if(LIB)
 else()
   string(APPEND _inc "#define AOTI_SHIM_EXPORTS_KNOWN 0 // the shims are not part of this build\n")
 endif()
+# torch's list and the families (shims/coverage/README.md).
+set(_family_of "")
+if(FAMILIES)
+  file(STRINGS ${FAMILIES} _rows REGEX "^[A-Za-z0-9_]+\t")
+  foreach(_row IN LISTS _rows)
+    string(REPLACE "\t" ";" _f "${_row}")
+    list(GET _f 0 _op)
+    list(GET _f 1 _family)
+    set(_family_${_op} ${_family})
+  endforeach()
+endif()
+if(TORCH)
+  file(STRINGS ${TORCH} _rows REGEX "^aoti_torch_")
+  foreach(_row IN LISTS _rows)
+    string(REPLACE "\t" ";" _f "${_row}")
+    list(GET _f 0 _symbol)
+    list(GET _f 2 _op)
+    list(GET _f 3 _kind)
+    set(_family "")
+    if(_kind STREQUAL "forward" AND DEFINED _family_${_op})
+      set(_family ${_family_${_op}})
+    endif()
+    string(APPEND _inc "AOTI_TORCH_FALLBACK(\"${_symbol}\", \"${_family}\", \"${_kind}\")\n")
+  endforeach()
+endif()
 set(_md "# Fallback ops that libaoti_shims.so implements\n\n")
 string(APPEND _md "Generated at build time from the library's exports (cmake/AotiShimFallbacks.cmake).\n\n")
-string(APPEND _md "| device | ATen op | C shim |\n| --- | --- | --- |\n")
+string(APPEND _md "docs/shims.md's coverage table sets them against torch's whole list.\n\n")
+string(APPEND _md "| device | family | ATen op | C shim |\n| --- | --- | --- | --- |\n")
 set(_ops 0)
 foreach(_n IN LISTS _names)
   string(APPEND _inc "AOTI_SHIM_EXPORT(\"${_n}\")\n")
@@ -48,11 +79,15 @@ foreach(_n IN LISTS _names)
   if(_op STREQUAL "guard_set_index" OR _op MATCHES "^caching_allocator_")
     continue()
   endif()
-  string(APPEND _md "| ${_dev} | `${_op}` | `${_n}` |\n")
+  set(_family "")
+  if(DEFINED _family_${_op})
+    set(_family ${_family_${_op}})
+  endif()
+  string(APPEND _md "| ${_dev} | ${_family} | `${_op}` | `${_n}` |\n")
   math(EXPR _ops "${_ops} + 1")
 endforeach()
 if(_ops EQUAL 0)
-  string(APPEND _md "| | (none) | |\n")
+  string(APPEND _md "| | | (none) | |\n")
 endif()
 
 foreach(_pair "INC;_inc" "MD;_md")

@@ -36,6 +36,16 @@ bool hasLibTorchProvider(const audit::CheckFacts &F, const audit::SymbolFacts &S
 /// shims were not part of the build.
 std::optional<bool> projectShimsExport(llvm::StringRef Name);
 
+/// An entry of torch 2.11's fallback list (shims/coverage/torch-2.11.tsv):
+/// the op's family (empty unless forward) and kind ("forward", "backward",
+/// "sparse").
+struct TorchFallback {
+  llvm::StringRef Family;
+  llvm::StringRef Kind;
+};
+/// Name's entry in torch 2.11's fallback list, if it has one.
+std::optional<TorchFallback> torchFallback(llvm::StringRef Name);
+
 } // namespace aoti::rules::check
 
 #endif

@@ -11,11 +11,16 @@
 // Which ops this project's shims implement is read from the built
 // libaoti_shims.so: cmake/AotiShimFallbacks.cmake lists its exports into
 // ShimFallbacks.inc after every link of the library, so a fallback added to
-// the shims is known here without an edit.
+// the shims is known here without an edit. The same file carries torch
+// 2.11's fallback list with each op's family (shims/coverage/), so the fix
+// can say what kind of gap it is: an op of torch's list that aoti::shims
+// does not implement yet, a backward op (out of the shims' scope), or a
+// name torch 2.11 never emits (another torch, or a custom op).
 //
 //===----------------------------------------------------------------------===//
 #include "CheckRules.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -26,9 +31,11 @@ namespace aoti::rules::check {
 
 std::optional<bool> projectShimsExport(StringRef Name) {
 #define AOTI_SHIM_EXPORT(N) N,
+#define AOTI_TORCH_FALLBACK(N, F, K)
   static const char *const Names[] = {
 #include "ShimFallbacks.inc"
       nullptr};
+#undef AOTI_TORCH_FALLBACK
 #undef AOTI_SHIM_EXPORT
   if (!AOTI_SHIM_EXPORTS_KNOWN)
     return std::nullopt;
@@ -39,6 +46,29 @@ std::optional<bool> projectShimsExport(StringRef Name) {
     return S;
   }();
   return Set.contains(Name);
+}
+
+std::optional<TorchFallback> torchFallback(StringRef Name) {
+  struct Row {
+    const char *Name, *Family, *Kind;
+  };
+#define AOTI_SHIM_EXPORT(N)
+#define AOTI_TORCH_FALLBACK(N, F, K) {N, F, K},
+  static const Row Rows[] = {
+#include "ShimFallbacks.inc"
+      {nullptr, nullptr, nullptr}};
+#undef AOTI_TORCH_FALLBACK
+#undef AOTI_SHIM_EXPORT
+  static const StringMap<TorchFallback> Map = [] {
+    StringMap<TorchFallback> M;
+    for (const Row *R = Rows; R->Name; ++R)
+      M[R->Name] = TorchFallback{R->Family, R->Kind};
+    return M;
+  }();
+  auto It = Map.find(Name);
+  if (It == Map.end())
+    return std::nullopt;
+  return It->second;
 }
 
 const RuleInfo &FallbackNotImplemented::info() const {
@@ -55,6 +85,31 @@ bool isOneOf(StringRef Op, std::initializer_list<StringRef> Bases) {
     if (Op == B || Op == (B + "_out").str())
       return true;
   return false;
+}
+
+/// Why aoti::shims lacks Name, and what to do, from torch's list.
+std::string whyNotOurs(StringRef Name, StringRef Op) {
+  std::optional<TorchFallback> T = torchFallback(Name);
+  if (!T)
+    return "torch 2.11's fallback list has no " + fixtext::quote(Name) +
+           ", so the model was compiled by another torch version or calls "
+           "a custom op; aoti::shims implements torch 2.11's entries: "
+           "export the model with torch 2.11, or implement the op in the "
+           "shim library";
+  if (T->Kind == "backward")
+    return fixtext::quote(Op) +
+           " computes a gradient, which aoti::shims leaves out (it runs "
+           "inference): export the model in eval mode under torch.no_grad() "
+           "so that no backward op is compiled";
+  if (T->Kind != "forward")
+    return "aoti::shims has no sparse layout: export the model without "
+           "the to_sparse conversion";
+  return "aoti::shims does not implement it yet (it is in torch 2.11's "
+         "list, op family " + fixtext::quote(T->Family) +
+         "; docs/shims.md's coverage table says what is done): implement " +
+         fixtext::quote(Name) +
+         " in the shim library, or export the model so that it does not "
+         "call the op";
 }
 
 /// The inductor setting that makes it generate Op itself, or empty.
@@ -103,10 +158,7 @@ void FallbackNotImplemented::check(const CheckFacts &F,
         Ours && *Ours
             ? "aoti::shims implements it: link aoti::shims_static (or "
               "aoti::shims) in place of " + fixtext::quote(fixtext::base(Shim.Path))
-        : Ours ? "no known provider implements it (aoti::shims does not): "
-                 "implement " + fixtext::quote(Name) +
-                     " in the shim library, or export the model so that it "
-                     "does not call the op"
+        : Ours ? "no known provider implements it: " + whyNotOurs(Name, Op)
                : "no known provider implements it (this aoti-audit was built "
                  "without the shims, so it cannot say whether aoti::shims "
                  "does)";
