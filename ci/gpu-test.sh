@@ -13,6 +13,9 @@
 #   run           every model through aoti-run, against eager results
 #                 (tests/gpu/run_models.py)
 #   shims         the shims engineer's shims_cuda_test
+#   ops           the op families' cases on CUDA (shims_ops_family_test)
+#   ops-models    small modules calling each op family, exported and run
+#                 against eager (tests/gpu/ops_families.py)
 #   matrix        the link agreement matrix (tests/gpu/matrix.py)
 #   bench         torch's runners and aoti-run: latency and cold start
 #                 (bench/gpu/torch_bench.py, bench/gpu/aoti_bench.py)
@@ -57,12 +60,12 @@ status=0
 phase_stage() {
   local B=${BUILD:-$ROOT/build-backend} AUDIT=${AUDIT:-$ROOT/build/bin/aoti-audit}
   ninja -C "$B" -j2 aoti-run backend_link_matrix shims_cuda_test ops_bench \
-    backend_concurrent_runs || { status=1; return; }
+    backend_concurrent_runs shims_ops_family_test || { status=1; return; }
   rm -rf "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/deps
   mkdir -p "$CARRY"/bin "$CARRY"/lib "$CARRY"/obj "$CARRY"/models "$CARRY"/deps
   for b in aoti-run aoti-run-no-whole-archive aoti-run-no-export-dynamic aoti-run-static-cudart \
            aoti-run-dup-ahead aoti-run-dup-behind-exe shims_cuda_test ops_bench \
-           backend_concurrent_runs; do
+           backend_concurrent_runs shims_ops_family_test; do
     strip -g -o "$CARRY/bin/$b" "$B/bin/$b"
   done
   strip -o "$CARRY/bin/aoti-audit" "$AUDIT"
@@ -147,6 +150,29 @@ phase_shims() {
   t=$(ls "$CARRY"/bin/shims_cuda_test 2>/dev/null) || { echo "shims_cuda_test: not carried"; return; }
   "$t" > "$OUT/shims_cuda_test.log" 2>&1 || status=1
   tail -5 "$OUT/shims_cuda_test.log"
+}
+# ops: the op families' test cases on the GPU (tests/shims/ops/*_test.cpp),
+# with AOTI_TEST_REQUIRE_CUDA=1 so that a missing GPU fails instead of
+# dropping the CUDA cases.
+phase_ops() {
+  local t
+  t=$(ls "$CARRY"/bin/shims_ops_family_test 2>/dev/null) || { echo "shims_ops_family_test: not carried"; status=1; return; }
+  AOTI_TEST_REQUIRE_CUDA=1 "$t" --gtest_brief=1 > "$OUT/shims_ops_family_test.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/shims_ops_family_test.log" | head -40
+  tail -3 "$OUT/shims_ops_family_test.log"
+}
+# ops-models: small real modules calling each fallback family
+# (tests/gpu/ops_families.py), exported LibTorch-free for CUDA and the CPU,
+# run by aoti-run against eager: the table in $OUT/ops_models/ops.md.
+OPS_DIR=${OPS_DIR:-/tmp/aoti-ops}
+phase_ops-models() {
+  $PY "$ROOT/tests/gpu/ops_families.py" export "$OPS_DIR" --jobs "${OPS_JOBS:-12}" \
+    ${OPS_FILTER:+--filter "$OPS_FILTER"} || status=1
+  $PY "$ROOT/tests/gpu/ops_families.py" run "$OPS_DIR" "$CARRY/bin/aoti-run" \
+    ${OPS_FILTER:+--filter "$OPS_FILTER"} || status=1
+  mkdir -p "$OUT/ops_models"
+  cp "$OPS_DIR"/ops.md "$OPS_DIR"/ops.json "$OUT/ops_models/" 2>/dev/null
+  (cd "$OPS_DIR" && tar -czf "$OUT/ops_models/logs.tar.gz" --ignore-failed-read *.log */info.json) 2>/dev/null
 }
 phase_matrix() { $PY "$ROOT/tests/gpu/matrix.py" "$MODELS" "$CARRY" "$OUT" || status=1; }
 phase_soak() {
