@@ -495,6 +495,9 @@ TEST_P(SortOps, LongRowsAndManyShortRows) {
     }
   checkSort(testValues(uint8Type(), 3000 * 7, 5), {{7, 3000}, {1, 7}},
             uint8Type(), 1, true, {1, 7});
+  // Enough elements (90000) for the CPU to spread the rows over threads.
+  checkSort(testValues(float32Type(), 3000 * 30, 6, true), {{3000, 30}},
+            float32Type(), 1, false);
 }
 
 TEST_P(SortOps, SortStableAnyStableFlagIsTheStableSort) {
@@ -559,6 +562,8 @@ TEST_P(TopkOps, LongRowsAndManyShortRows) {
       checkTopk(testValues(type, 7 * 3000, 4, true), {{7, 3000}}, type, 7, 0,
                 largest);
     }
+  checkTopk(testValues(float64Type(), 3000 * 30, 5, true), {{3000, 30}},
+            float64Type(), 5, 1, true); // enough for the CPU's threads
 }
 
 INSTANTIATE_TEST_SUITE_P(, TopkOps, testing::ValuesIn(devicesUnderTest()),
@@ -717,6 +722,7 @@ TEST_P(ModeOps, StridedZeroDimEmptyAndLong) {
     checkMode(testValues(type, 3000 * 7, 2, true), {{3000, 7}}, type, 1, false);
     checkMode(testValues(type, 7 * 3000, 3, true), {{7, 3000}}, type, 0, true);
   }
+  checkMode(testValues(i, 3000 * 30, 4), {{3000, 30}}, i, 1, false); // threads
 }
 
 INSTANTIATE_TEST_SUITE_P(, ModeOps, testing::ValuesIn(devicesUnderTest()),
