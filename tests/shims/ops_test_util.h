@@ -82,6 +82,9 @@ inline Dtype int16Type() { return {aoti_torch_dtype_int16(), 2, "int16"}; }
 inline Dtype int8Type() { return {aoti_torch_dtype_int8(), 1, "int8"}; }
 inline Dtype uint8Type() { return {aoti_torch_dtype_uint8(), 1, "uint8"}; }
 inline Dtype boolType() { return {aoti_torch_dtype_bool(), 1, "bool"}; }
+inline Dtype uint16Type() { return {aoti_torch_dtype_uint16(), 2, "uint16"}; }
+inline Dtype uint32Type() { return {aoti_torch_dtype_uint32(), 4, "uint32"}; }
+inline Dtype uint64Type() { return {aoti_torch_dtype_uint64(), 8, "uint64"}; }
 
 inline void encodeValue(const Dtype &type, double value, void *out) {
   const int32_t c = type.code;
@@ -123,6 +126,15 @@ inline void encodeValue(const Dtype &type, double value, void *out) {
   } else if (c == aoti_torch_dtype_bool()) {
     const bool v = value != 0.0;
     std::memcpy(out, &v, 1);
+  } else if (c == aoti_torch_dtype_uint16()) {
+    const uint16_t v = static_cast<uint16_t>(value);
+    std::memcpy(out, &v, 2);
+  } else if (c == aoti_torch_dtype_uint32()) {
+    const uint32_t v = static_cast<uint32_t>(value);
+    std::memcpy(out, &v, 4);
+  } else if (c == aoti_torch_dtype_uint64()) {
+    const uint64_t v = static_cast<uint64_t>(value);
+    std::memcpy(out, &v, 8);
   } else {
     ADD_FAILURE() << "no encoder for dtype " << type.name;
   }
@@ -182,6 +194,21 @@ inline double decodeValue(const Dtype &type, const void *in) {
     uint8_t v;
     std::memcpy(&v, in, 1);
     return v ? 1.0 : 0.0;
+  }
+  if (c == aoti_torch_dtype_uint16()) {
+    uint16_t v;
+    std::memcpy(&v, in, 2);
+    return v;
+  }
+  if (c == aoti_torch_dtype_uint32()) {
+    uint32_t v;
+    std::memcpy(&v, in, 4);
+    return v;
+  }
+  if (c == aoti_torch_dtype_uint64()) {
+    uint64_t v;
+    std::memcpy(&v, in, 8);
+    return static_cast<double>(v);
   }
   ADD_FAILURE() << "no decoder for dtype " << type.name;
   return 0.0;
