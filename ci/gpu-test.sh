@@ -166,7 +166,7 @@ phase_ops() {
 # run by aoti-run against eager: the table in $OUT/ops_models/ops.md.
 OPS_DIR=${OPS_DIR:-/tmp/aoti-ops}
 phase_ops-models() {
-  $PY "$ROOT/tests/gpu/ops_families.py" export "$OPS_DIR" --jobs "${OPS_JOBS:-12}" \
+  $PY "$ROOT/tests/gpu/ops_families.py" export "$OPS_DIR" --jobs "${OPS_JOBS:-12}" ${OPS_DEVICE:+--device "$OPS_DEVICE"} \
     ${OPS_FILTER:+--filter "$OPS_FILTER"} || status=1
   $PY "$ROOT/tests/gpu/ops_families.py" run "$OPS_DIR" "$CARRY/bin/aoti-run" \
     ${OPS_FILTER:+--filter "$OPS_FILTER"} || status=1

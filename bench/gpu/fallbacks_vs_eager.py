@@ -176,7 +176,7 @@ def cases(torch, dev):
                    ctypes.byref(o[0]), ctypes.byref(o[1]))
             return o
         c.append(("sort stable" + (" desc" if descending else ""), shape, lambda: [randn(*shape)], run,
-                  lambda x: torch.sort(x, -1, descending, stable=True), "all"))
+                  lambda x: torch.sort(x, dim=-1, descending=descending, stable=True), "all"))
 
     def scan(op, shape):
         def run(S, x):
