@@ -1,0 +1,699 @@
+//===- ops/scatter_test.cpp - The scatter family --------------------------===//
+//
+// scatter_src_out, scatter_value_out and scatter_reduce_two_out on every
+// device (ops/devices.h). The reference is computed here: every element of
+// index, visited in row-major order, sends its src value to out at its own
+// coordinates with dim replaced by the index value; a position's values
+// are then folded in that order (which, for one position, is the order of
+// i along dim) from self or the reduction's identity, in double for the
+// floating types and in int64 wrapped to the dtype for the integers, and
+// rounded to the dtype once; "mean" divides the rounded sum by the count
+// held in the dtype (floor division for integers). The values are small
+// integers and halves, which every dtype holds and whose sums and products
+// here are exact in each of them, so results must match exactly whatever
+// the accumulation order (CUDA's atomics land in any order), except for
+// the plain scatter of duplicate indices on CUDA, where any of the
+// candidates may win (torch leaves it unspecified there; the CPU keeps the
+// last, and is checked for it).
+//
+//===----------------------------------------------------------------------===//
+#include "ops/devices.h"
+#include "torch_fallbacks.h" // the entry points shim.h does not declare
+
+#include <functional>
+#include <map>
+
+namespace aoti::test {
+namespace {
+
+enum class Reduce { Assign, Sum, Prod, Mean, Amax, Amin };
+
+const char *reduceName(Reduce r) {
+  switch (r) {
+  case Reduce::Sum:
+    return "sum";
+  case Reduce::Prod:
+    return "prod";
+  case Reduce::Mean:
+    return "mean";
+  case Reduce::Amax:
+    return "amax";
+  case Reduce::Amin:
+    return "amin";
+  default:
+    return "assign";
+  }
+}
+
+bool isFloating(const Dtype &t) {
+  return t.code == aoti_torch_dtype_float32() ||
+         t.code == aoti_torch_dtype_float64() ||
+         t.code == aoti_torch_dtype_float16() ||
+         t.code == aoti_torch_dtype_bfloat16();
+}
+bool isBool(const Dtype &t) { return t.code == aoti_torch_dtype_bool(); }
+
+int64_t wrapTo(const Dtype &t, int64_t v) {
+  if (t.code == aoti_torch_dtype_int32())
+    return static_cast<int32_t>(v);
+  if (t.code == aoti_torch_dtype_int16())
+    return static_cast<int16_t>(v);
+  if (t.code == aoti_torch_dtype_int8())
+    return static_cast<int8_t>(v);
+  if (t.code == aoti_torch_dtype_uint8())
+    return static_cast<uint8_t>(v);
+  return v;
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+std::vector<int64_t> coordsOf(int64_t linear, const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> c(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) {
+    c[d] = linear % sizes[d];
+    linear /= sizes[d];
+  }
+  return c;
+}
+int64_t linearOf(const std::vector<int64_t> &c, const std::vector<int64_t> &sizes) {
+  int64_t l = 0;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    l = l * sizes[d] + c[d];
+  return l;
+}
+
+// The values each position of out receives, in order.
+std::map<int64_t, std::vector<double>>
+contributions(const std::vector<int64_t> &selfSizes,
+              const std::vector<double> &index,
+              const std::vector<int64_t> &indexSizes,
+              const std::function<double(const std::vector<int64_t> &)> &srcAt,
+              int64_t dim) {
+  std::map<int64_t, std::vector<double>> sent;
+  for (int64_t l = 0; l < static_cast<int64_t>(index.size()); ++l) {
+    std::vector<int64_t> c = coordsOf(l, indexSizes);
+    const double v = srcAt(c);
+    if (!selfSizes.empty())
+      c[dim] = static_cast<int64_t>(index[l]);
+    sent[selfSizes.empty() ? 0 : linearOf(c, selfSizes)].push_back(v);
+  }
+  return sent;
+}
+
+double fold(Reduce op, const Dtype &t, bool includeSelf, double self,
+            const std::vector<double> &values) {
+  if (isFloating(t)) {
+    double acc;
+    size_t n = values.size();
+    switch (op) {
+    case Reduce::Prod:
+      acc = includeSelf ? self : 1.0;
+      for (double v : values)
+        acc *= v;
+      return roundTrip(t, acc);
+    case Reduce::Amax:
+    case Reduce::Amin: {
+      acc = includeSelf ? self : (op == Reduce::Amax ? -HUGE_VAL : HUGE_VAL);
+      for (double v : values)
+        acc = std::isnan(acc) || std::isnan(v)
+                  ? std::nan("")
+                  : (op == Reduce::Amax ? std::max(acc, v) : std::min(acc, v));
+      return roundTrip(t, acc);
+    }
+    default:
+      acc = includeSelf ? self : 0.0;
+      for (double v : values)
+        acc += v;
+      acc = roundTrip(t, acc);
+      if (op == Reduce::Mean)
+        acc = roundTrip(t, acc / roundTrip(t, static_cast<double>(n + (includeSelf ? 1 : 0))));
+      return acc;
+    }
+  }
+  if (isBool(t)) {
+    bool acc = includeSelf ? self != 0 : (op == Reduce::Prod || op == Reduce::Amin);
+    for (double v : values)
+      acc = (op == Reduce::Prod || op == Reduce::Amin) ? (acc && v != 0)
+                                                      : (acc || v != 0);
+    return acc ? 1.0 : 0.0;
+  }
+  const int64_t lowest = t.code == aoti_torch_dtype_uint8() ? 0
+                         : t.code == aoti_torch_dtype_int8() ? -128
+                         : t.code == aoti_torch_dtype_int32() ? INT32_MIN
+                                                               : INT64_MIN;
+  const int64_t highest = t.code == aoti_torch_dtype_uint8() ? 255
+                          : t.code == aoti_torch_dtype_int8() ? 127
+                          : t.code == aoti_torch_dtype_int32() ? INT32_MAX
+                                                                : INT64_MAX;
+  int64_t acc;
+  switch (op) {
+  case Reduce::Prod:
+    acc = includeSelf ? static_cast<int64_t>(self) : 1;
+    for (double v : values)
+      acc = wrapTo(t, static_cast<int64_t>(static_cast<uint64_t>(acc) *
+                                           static_cast<uint64_t>(static_cast<int64_t>(v))));
+    return static_cast<double>(acc);
+  case Reduce::Amax:
+  case Reduce::Amin:
+    acc = includeSelf ? static_cast<int64_t>(self)
+                      : (op == Reduce::Amax ? lowest : highest);
+    for (double v : values)
+      acc = op == Reduce::Amax ? std::max<int64_t>(acc, static_cast<int64_t>(v))
+                               : std::min<int64_t>(acc, static_cast<int64_t>(v));
+    return static_cast<double>(acc);
+  default: {
+    acc = includeSelf ? static_cast<int64_t>(self) : 0;
+    for (double v : values)
+      acc += static_cast<int64_t>(v);
+    acc = wrapTo(t, acc);
+    if (op == Reduce::Mean) {
+      int64_t count = wrapTo(t, static_cast<int64_t>(values.size()) + (includeSelf ? 1 : 0));
+      if (count == 0)
+        count = 1;
+      acc = wrapTo(t, floorDiv(acc, count));
+    }
+    return static_cast<double>(acc);
+  }
+  }
+}
+
+// Reference result of a scatter: self's values with every reached position
+// replaced.
+std::vector<double> reference(Reduce op, const Dtype &t, bool includeSelf,
+                              const std::vector<double> &self,
+                              const std::vector<int64_t> &selfSizes,
+                              const std::map<int64_t, std::vector<double>> &sent) {
+  std::vector<double> out(self.size());
+  for (size_t i = 0; i < self.size(); ++i)
+    out[i] = roundTrip(t, self[i]);
+  for (const auto &[at, values] : sent)
+    out[at] = op == Reduce::Assign ? roundTrip(t, values.back())
+                                   : fold(op, t, includeSelf, roundTrip(t, self[at]),
+                                          values);
+  return out;
+}
+
+bool sameValue(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+// Small integers and halves, varied by seed, every dtype holds them.
+std::vector<double> smallValues(int64_t n, int seed, bool halves = true) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = (i * 5 + seed * 3) % 9 - 4; // -4..4
+    v[i] = halves && (i + seed) % 3 == 0 ? k + 0.5 : static_cast<double>(k);
+  }
+  return v;
+}
+
+// Index values in [0, bound), with repeats, varied by seed.
+std::vector<double> indexValues(int64_t n, int64_t bound, int seed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = static_cast<double>((i * 7 + seed * 11 + i / 3) % bound);
+  return v;
+}
+
+class ScatterOps : public OpTest {
+protected:
+  using SrcFn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, int64_t,
+                                   AtenTensorHandle, AtenTensorHandle);
+  using ValueFn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle,
+                                     int64_t, AtenTensorHandle, double);
+  using ReduceFn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle,
+                                      int64_t, AtenTensorHandle,
+                                      AtenTensorHandle, const char *, int32_t);
+  SrcFn srcEntry() const {
+    return onCuda() ? aoti_torch_cuda_scatter_src_out
+                    : aoti_torch_cpu_scatter_src_out;
+  }
+  ValueFn valueEntry() const {
+    return onCuda() ? aoti_torch_cuda_scatter_value_out
+                    : aoti_torch_cpu_scatter_value_out;
+  }
+  ReduceFn reduceEntry() const {
+    return onCuda() ? aoti_torch_cuda_scatter_reduce_two_out
+                    : aoti_torch_cpu_scatter_reduce_two_out;
+  }
+
+  struct Case {
+    Layout self, index, src, out;
+    std::vector<double> selfValues, indexValues, srcValues;
+    int64_t dim;
+  };
+
+  // Runs one scatter (src form, reduce or not) and checks out against the
+  // reference; `any` accepts any candidate at positions reached twice (the
+  // plain scatter on CUDA).
+  void check(const Case &c, const Dtype &t, Reduce op, bool includeSelf,
+             const Dtype &indexType, const std::string &what) {
+    SCOPED_TRACE(what + " " + t.name + " " + reduceName(op) +
+                 (includeSelf ? " include_self" : " exclude_self"));
+    TensorHandle self = tensor(c.selfValues, c.self, t);
+    TensorHandle index = tensor(c.indexValues, c.index, indexType);
+    TensorHandle src = tensor(c.srcValues, c.src, t);
+    TensorHandle out = tensor(smallValues(numelOf(c.out.sizes), 9), c.out, t);
+    if (op == Reduce::Assign)
+      ASSERT_SHIM_OK(srcEntry()(out.get(), self.get(), c.dim, index.get(),
+                                src.get()));
+    else
+      ASSERT_SHIM_OK(reduceEntry()(out.get(), self.get(), c.dim, index.get(),
+                                   src.get(), reduceName(op), includeSelf));
+    EXPECT_EQ(sizesOf(out), c.out.sizes);
+    EXPECT_EQ(stridesOf(out), c.out.realStrides());
+    const int64_t rank = static_cast<int64_t>(c.self.sizes.size());
+    const int64_t dim = c.dim < 0 ? c.dim + std::max<int64_t>(rank, 1) : c.dim;
+    auto srcAt = [&](const std::vector<int64_t> &coords) {
+      return c.srcValues[c.src.sizes.empty() ? 0 : linearOf(coords, c.src.sizes)];
+    };
+    const auto sent =
+        contributions(c.self.sizes, c.indexValues, c.index.sizes, srcAt, dim);
+    const std::vector<double> expected =
+        reference(op, t, includeSelf, c.selfValues, c.self.sizes, sent);
+    const std::vector<double> actual = readTensor(out, t);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t i = 0; i < actual.size(); ++i) {
+      auto it = sent.find(static_cast<int64_t>(i));
+      if (op == Reduce::Assign && onCuda() && it != sent.end() &&
+          it->second.size() > 1) {
+        bool found = false;
+        for (double v : it->second)
+          found = found || sameValue(actual[i], roundTrip(t, v));
+        EXPECT_TRUE(found) << "element " << i << " is " << actual[i]
+                           << ", not one of the values scattered to it";
+        continue;
+      }
+      EXPECT_TRUE(sameValue(actual[i], expected[i]))
+          << "element " << i << " is " << actual[i] << ", expected "
+          << expected[i];
+    }
+  }
+
+  // A case along `dim` of a contiguous [4, 5, 6] self, index [3, 4, 5]
+  // (index.size(dim) may exceed self's: 5 along a dim of 4 repeats).
+  Case denseCase(int64_t dim, int seed) const {
+    Case c;
+    c.self = {{4, 5, 6}};
+    c.out = c.self;
+    c.index = {{3, 4, 5}};
+    c.src = {{3, 5, 5}};
+    c.dim = dim;
+    const int64_t d = dim < 0 ? dim + 3 : dim;
+    c.selfValues = smallValues(4 * 5 * 6, seed);
+    c.indexValues = indexValues(3 * 4 * 5, c.self.sizes[d], seed);
+    c.srcValues = smallValues(3 * 5 * 5, seed + 1);
+    return c;
+  }
+};
+
+std::vector<Dtype> allDtypes() {
+  return {float32Type(), float64Type(), float16Type(), bfloat16Type(),
+          int64Type(),   int32Type(),   int16Type(),   int8Type(),
+          uint8Type(),   boolType()};
+}
+
+TEST_P(ScatterOps, ScatterAlongEveryDimension) {
+  for (int64_t dim : {0, 1, 2, -1, -3})
+    for (const Dtype &t : {float32Type(), int64Type()})
+      check(denseCase(dim, static_cast<int>(dim + 4)), t, Reduce::Assign, true,
+            int64Type(), "dim " + std::to_string(dim));
+}
+
+TEST_P(ScatterOps, ScatterEveryDtypeAndInt32Indices) {
+  for (const Dtype &t : allDtypes())
+    for (const Dtype &it : {int64Type(), int32Type()}) {
+      Case c = denseCase(1, 2);
+      if (isBool(t))
+        for (double &v : c.srcValues)
+          v = v > 0 ? 1 : 0;
+      if (t.code == aoti_torch_dtype_uint8())
+        for (double &v : c.srcValues)
+          v = std::fabs(std::floor(v));
+      check(c, t, Reduce::Assign, true, it, std::string("index ") + it.name);
+    }
+}
+
+TEST_P(ScatterOps, DuplicateIndicesKeepTheLastWriteOnTheCpu) {
+  // Every element of a line goes to position 1: the CPU keeps i = 3's.
+  Case c;
+  c.self = c.out = {{2, 3}};
+  c.index = {{2, 4}};
+  c.src = {{2, 4}};
+  c.dim = 1;
+  c.selfValues = {0, 0, 0, 0, 0, 0};
+  c.indexValues = {1, 1, 1, 1, 2, 0, 2, 2};
+  c.srcValues = {1, 2, 3, 4, 5, 6, 7, 8};
+  check(c, float32Type(), Reduce::Assign, true, int64Type(), "duplicates");
+  if (!onCuda()) {
+    TensorHandle out = tensor({9, 9, 9, 9, 9, 9}, {{2, 3}}, float32Type());
+    TensorHandle self = tensor(c.selfValues, c.self, float32Type());
+    TensorHandle index = tensor(c.indexValues, c.index, int64Type());
+    TensorHandle src = tensor(c.srcValues, c.src, float32Type());
+    ASSERT_SHIM_OK(srcEntry()(out.get(), self.get(), 1, index.get(), src.get()));
+    EXPECT_EQ(readTensor(out, float32Type()),
+              (std::vector<double>{0, 4, 0, 6, 0, 8}));
+  }
+}
+
+TEST_P(ScatterOps, StridedOffsetAndBroadcastInputs) {
+  Case c = denseCase(2, 3);
+  c.self = {{4, 5, 6}, {1, 4, 20}, 0};                 // permuted
+  c.index = {{3, 4, 5}, {60, 12, 2}, 5};               // gaps, offset
+  c.src = {{3, 5, 5}, {0, 5, 1}, 2};                   // broadcast dim 0
+  c.out = {{4, 5, 6}, {60, 1, 5}, 3};                  // another order, offset
+  for (int64_t i = 0; i < 5 * 5; ++i) // src equal along the broadcast dim
+    c.srcValues[25 + i] = c.srcValues[50 + i] = c.srcValues[i];
+  for (Reduce op : {Reduce::Assign, Reduce::Sum, Reduce::Mean, Reduce::Amax})
+    check(c, float32Type(), op, true, int64Type(), "strided");
+  check(c, int32Type(), Reduce::Prod, false, int32Type(), "strided");
+}
+
+TEST_P(ScatterOps, EveryReductionEveryDtype) {
+  for (const Dtype &t : allDtypes())
+    for (Reduce op : {Reduce::Sum, Reduce::Prod, Reduce::Mean, Reduce::Amax,
+                      Reduce::Amin})
+      for (bool includeSelf : {true, false}) {
+        if (isBool(t) && op == Reduce::Mean)
+          continue;
+        for (int64_t dim : {0, 2}) {
+          Case c = denseCase(dim, static_cast<int>(dim) + 1);
+          if (op == Reduce::Prod) // keep products exact and small
+            for (double &v : c.srcValues)
+              v = v == 0 ? 1 : (v > 0 ? 2 : -1);
+          if (isBool(t) || t.code == aoti_torch_dtype_uint8()) {
+            for (double &v : c.srcValues)
+              v = isBool(t) ? (v > 0 ? 1 : 0) : std::fabs(std::floor(v));
+            for (double &v : c.selfValues)
+              v = isBool(t) ? (v > 1 ? 1 : 0) : std::fabs(std::floor(v));
+          }
+          if (!isFloating(t))
+            for (double &v : c.selfValues)
+              v = std::floor(v);
+          if (!isFloating(t))
+            for (double &v : c.srcValues)
+              v = std::floor(v);
+          check(c, t, op, includeSelf, dim == 0 ? int64Type() : int32Type(),
+                "dim " + std::to_string(dim));
+        }
+      }
+}
+
+TEST_P(ScatterOps, IntegersWrapAndMeanFloorDivides) {
+  Case c;
+  c.self = c.out = {{4}};
+  c.index = c.src = {{6}};
+  c.dim = 0;
+  c.selfValues = {100, -7, 0, 5};
+  c.indexValues = {0, 0, 1, 1, 1, 3};
+  c.srcValues = {100, 100, -1, -1, -2, 2};
+  for (bool includeSelf : {true, false}) {
+    check(c, int8Type(), Reduce::Sum, includeSelf, int64Type(), "int8 wraps");
+    check(c, int8Type(), Reduce::Mean, includeSelf, int64Type(), "int8 mean");
+    check(c, int64Type(), Reduce::Mean, includeSelf, int64Type(),
+          "floor of negative means");
+    check(c, int16Type(), Reduce::Prod, includeSelf, int64Type(), "int16");
+  }
+  // 300 values into one int8 position: the count wraps to 44 as torch's
+  // int8 count tensor does.
+  Case many;
+  many.self = many.out = {{2}};
+  many.index = many.src = {{300}};
+  many.dim = 0;
+  many.selfValues = {1, 1};
+  many.indexValues.assign(300, 0);
+  many.srcValues.assign(300, 1);
+  check(many, int8Type(), Reduce::Mean, false, int64Type(), "count wraps");
+}
+
+TEST_P(ScatterOps, AmaxAndAminPropagateNan) {
+  const double nan = std::nan("");
+  Case c;
+  c.self = c.out = {{4}};
+  c.index = c.src = {{6}};
+  c.dim = 0;
+  c.selfValues = {nan, 1, 2, 3};
+  c.indexValues = {0, 1, 1, 2, 2, 3};
+  c.srcValues = {5, nan, 7, -1, 4, -2};
+  for (const Dtype &t : {float32Type(), float64Type(), float16Type(), bfloat16Type()})
+    for (Reduce op : {Reduce::Amax, Reduce::Amin, Reduce::Sum})
+      for (bool includeSelf : {true, false})
+        check(c, t, op, includeSelf, int64Type(), "nan");
+}
+
+TEST_P(ScatterOps, HalfSumsAndMeans) {
+  // Values whose sum float16 holds exactly while the halves do not all
+  // round the same: the CPU reduces in float then rounds once.
+  Case c;
+  c.self = c.out = {{3}};
+  c.index = c.src = {{6}};
+  c.dim = 0;
+  c.selfValues = {1, 2, 3};
+  c.indexValues = {0, 0, 0, 1, 1, 2};
+  c.srcValues = {0.5, 0.25, 0.125, 1, 2, 3};
+  for (const Dtype &t : {float16Type(), bfloat16Type()})
+    for (Reduce op : {Reduce::Sum, Reduce::Mean, Reduce::Prod})
+      check(c, t, op, true, int64Type(), "16-bit");
+}
+
+TEST_P(ScatterOps, ValueForm) {
+  for (const Dtype &t : allDtypes()) {
+    SCOPED_TRACE(t.name);
+    const std::vector<double> selfValues = smallValues(12, 4, isFloating(t));
+    std::vector<double> selfFixed = selfValues;
+    if (!isFloating(t))
+      for (double &v : selfFixed)
+        v = isBool(t) ? (v > 0 ? 1 : 0) : std::fabs(v);
+    TensorHandle self = tensor(selfFixed, {{3, 4}}, t);
+    TensorHandle index = tensor({2, 0, 1, 0, 0, 0}, {{2, 3}}, int64Type());
+    TensorHandle out = tensor(std::vector<double>(12, 0), {{3, 4}}, t);
+    const double value = isBool(t) ? 1.0 : (isFloating(t) ? 2.5 : 7.0);
+    ASSERT_SHIM_OK(valueEntry()(out.get(), self.get(), 0, index.get(), value));
+    std::vector<double> expected;
+    for (double v : selfFixed)
+      expected.push_back(roundTrip(t, v));
+    // index[r][c] = k sets out[k][c].
+    const int64_t idx[2][3] = {{2, 0, 1}, {0, 0, 0}};
+    for (int r = 0; r < 2; ++r)
+      for (int col = 0; col < 3; ++col)
+        expected[idx[r][col] * 4 + col] = roundTrip(t, value);
+    EXPECT_EQ(readTensor(out, t), expected);
+  }
+  // Truncation of a fractional value into an integer.
+  TensorHandle self = tensor({0, 0}, {{2}}, int32Type());
+  TensorHandle index = tensor({1}, {{1}}, int64Type());
+  TensorHandle out = tensor({5, 5}, {{2}}, int32Type());
+  ASSERT_SHIM_OK(valueEntry()(out.get(), self.get(), 0, index.get(), -3.75));
+  EXPECT_EQ(readTensor(out, int32Type()), (std::vector<double>{0, -3}));
+}
+
+TEST_P(ScatterOps, ZeroDimEmptyAndInPlace) {
+  // 0-d self, index and src.
+  Case z;
+  z.self = z.out = z.index = z.src = {{}};
+  z.dim = 0;
+  z.selfValues = {1.5};
+  z.indexValues = {0};
+  z.srcValues = {-2};
+  check(z, float32Type(), Reduce::Assign, true, int64Type(), "0-d");
+  z.dim = -1;
+  check(z, float32Type(), Reduce::Sum, true, int64Type(), "0-d sum");
+  // An empty index copies self (and any index dtype is accepted).
+  TensorHandle self = tensor(smallValues(6, 1), {{2, 3}}, float32Type());
+  TensorHandle out = tensor(std::vector<double>(6, 9), {{2, 3}}, float32Type());
+  TensorHandle empty = tensor({}, {{2, 0}}, float32Type());
+  TensorHandle src = tensor({}, {{0, 0}}, float32Type());
+  ASSERT_SHIM_OK(srcEntry()(out.get(), self.get(), 1, empty.get(), src.get()));
+  EXPECT_EQ(readTensor(out, float32Type()), readTensor(self, float32Type()));
+  // Empty self and out.
+  TensorHandle none = tensor({}, {{0, 3}}, float32Type());
+  TensorHandle noneOut = tensor({}, {{0, 3}}, float32Type());
+  TensorHandle noIndex = tensor({}, {{0, 3}}, int64Type());
+  ASSERT_SHIM_OK(reduceEntry()(noneOut.get(), none.get(), 0, noIndex.get(),
+                               none.get(), "sum", 1));
+  // out is self: the scatter is in place.
+  TensorHandle inPlace = tensor({1, 2, 3}, {{3}}, float32Type());
+  TensorHandle index = tensor({2, 2}, {{2}}, int64Type());
+  TensorHandle values = tensor({10, 20}, {{2}}, float32Type());
+  ASSERT_SHIM_OK(reduceEntry()(inPlace.get(), inPlace.get(), 0, index.get(),
+                               values.get(), "sum", 1));
+  EXPECT_EQ(readTensor(inPlace, float32Type()), (std::vector<double>{1, 2, 33}));
+}
+
+TEST_P(ScatterOps, ManyElementsAndHeavyCollisions) {
+  // Past one block of threads and past a grid-stride pass, with every
+  // element of a line on 3 positions: atomics race hard on CUDA, and the
+  // integer-valued float sums stay exact in any order.
+  Case c;
+  c.self = c.out = {{3, 7}};
+  c.index = c.src = {{3, 70000}};
+  c.dim = 1;
+  c.selfValues = smallValues(21, 1, false);
+  c.indexValues = indexValues(3 * 70000, 3, 5);
+  c.srcValues = smallValues(3 * 70000, 2, false);
+  for (Reduce op : {Reduce::Sum, Reduce::Mean, Reduce::Amax, Reduce::Amin})
+    check(c, float32Type(), op, true, int64Type(), "collisions");
+  check(c, int64Type(), Reduce::Sum, false, int32Type(), "collisions");
+  check(c, int8Type(), Reduce::Sum, true, int64Type(), "int8 collisions");
+  check(c, float16Type(), Reduce::Amax, false, int64Type(), "fp16 collisions");
+}
+
+TEST_P(ScatterOps, BadArgumentsAreRefusedAndOutIsUntouched) {
+  const Dtype f = float32Type();
+  TensorHandle self = tensor(smallValues(6, 1), {{2, 3}}, f);
+  TensorHandle index = tensor({0, 1, 2, 1}, {{2, 2}}, int64Type());
+  TensorHandle src = tensor(smallValues(6, 2), {{2, 3}}, f);
+  const std::vector<double> outBefore(6, 42);
+  TensorHandle out = tensor(outBefore, {{2, 3}}, f);
+  auto run = [&](AtenTensorHandle o, AtenTensorHandle s, int64_t dim,
+                 AtenTensorHandle i, AtenTensorHandle v) {
+    return srcEntry()(o, s, dim, i, v);
+  };
+  EXPECT_SHIM_FAILS(run(nullptr, self.get(), 0, index.get(), src.get()),
+                    "'out' is null");
+  EXPECT_SHIM_FAILS(run(out.get(), nullptr, 0, index.get(), src.get()),
+                    "'self' is null");
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 2, index.get(), src.get()),
+                    "dim 2 is out of range for a 2-d 'self'");
+  TensorHandle floatIndex = tensor({0, 1, 0, 1}, {{2, 2}}, f);
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, floatIndex.get(), src.get()),
+                    "Expected dtype int32/int64 for index");
+  TensorHandle doubleSrc = tensor(smallValues(6, 2), {{2, 3}}, float64Type());
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, index.get(), doubleSrc.get()),
+                    "Expected self.dtype to be equal to src.dtype");
+  TensorHandle flatIndex = tensor({0, 1}, {{2}}, int64Type());
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, flatIndex.get(), src.get()),
+                    "Index tensor must have the same number of dimensions as self");
+  TensorHandle wideIndex = tensor(std::vector<double>(8, 0), {{2, 4}}, int64Type());
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, wideIndex.get(), src.get()),
+                    "Expected index [2, 4] to be no larger than self [2, 3] apart "
+                    "from dimension 0");
+  TensorHandle smallSrc = tensor({1, 2}, {{1, 2}}, f);
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, index.get(), smallSrc.get()),
+                    "to be no larger size than src [1, 2]");
+  TensorHandle badIndex = tensor({0, 1, 2, 5}, {{2, 2}}, int64Type());
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 1, badIndex.get(), src.get()),
+                    "index 5 is out of bounds for dimension 1 with size 3");
+  TensorHandle negIndex = tensor({0, -1, 0, 0}, {{2, 2}}, int32Type());
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, negIndex.get(), src.get()),
+                    "index -1 is out of bounds for dimension 0 with size 2");
+  TensorHandle wrongOut = tensor(std::vector<double>(4, 0), {{2, 2}}, f);
+  EXPECT_SHIM_FAILS(run(wrongOut.get(), self.get(), 0, index.get(), src.get()),
+                    "'out' has sizes [2, 2] but the result has self's sizes [2, 3]");
+  TensorHandle doubleOut = tensor(std::vector<double>(6, 0), {{2, 3}}, float64Type());
+  EXPECT_SHIM_FAILS(run(doubleOut.get(), self.get(), 0, index.get(), src.get()),
+                    "Expected out tensor to have dtype float32, but got float64");
+  TensorHandle broadcastOut = tensor({1, 2, 3, 1, 2, 3}, {{2, 3}, {0, 1}}, f);
+  EXPECT_SHIM_FAILS(run(broadcastOut.get(), self.get(), 0, index.get(), src.get()),
+                    "'out' has stride 0 in dimension 0");
+  EXPECT_SHIM_FAILS(run(out.get(), self.get(), 0, index.get(), out.get()),
+                    "'out' and 'src' share memory");
+  EXPECT_SHIM_FAILS(reduceEntry()(out.get(), self.get(), 0, index.get(),
+                                  src.get(), "max", 1),
+                    "reduce argument must be either sum, prod, mean, amax or amin");
+  EXPECT_SHIM_FAILS(reduceEntry()(out.get(), self.get(), 0, index.get(),
+                                  src.get(), nullptr, 1),
+                    "'reduce' is null");
+  TensorHandle boolSelf = tensor({1, 0, 1, 0, 1, 0}, {{2, 3}}, boolType());
+  TensorHandle boolOut = tensor(std::vector<double>(6, 0), {{2, 3}}, boolType());
+  EXPECT_SHIM_FAILS(reduceEntry()(boolOut.get(), boolSelf.get(), 0, index.get(),
+                                  boolSelf.get(), "mean", 1),
+                    "'mean' is not implemented for bool");
+  TensorHandle u32;
+  const int64_t sizes[] = {2, 3};
+  ASSERT_SHIM_OK(aoti_torch_empty_strided(2, sizes, nullptr,
+                                          aoti_torch_dtype_uint32(), device(), 0,
+                                          u32.out()));
+  TensorHandle u32Out;
+  ASSERT_SHIM_OK(aoti_torch_empty_strided(2, sizes, nullptr,
+                                          aoti_torch_dtype_uint32(), device(), 0,
+                                          u32Out.out()));
+  EXPECT_SHIM_FAILS(run(u32Out.get(), u32.get(), 0, index.get(), u32.get()),
+                    "kernel for uint32");
+  // The value form refuses what the dtype cannot hold, as c10 does.
+  TensorHandle bytes = tensor(std::vector<double>(6, 0), {{2, 3}}, uint8Type());
+  TensorHandle bytesOut = tensor(std::vector<double>(6, 0), {{2, 3}}, uint8Type());
+  EXPECT_SHIM_FAILS(valueEntry()(bytesOut.get(), bytes.get(), 0, index.get(), 300),
+                    "value cannot be converted to type uint8 without overflow");
+  EXPECT_SHIM_FAILS(valueEntry()(bytesOut.get(), bytes.get(), 0, index.get(), -1),
+                    "without overflow");
+  EXPECT_SHIM_FAILS(valueEntry()(boolOut.get(), boolSelf.get(), 0, index.get(), 2),
+                    "type bool without overflow");
+  TensorHandle ints = tensor(std::vector<double>(6, 0), {{2, 3}}, int32Type());
+  TensorHandle intsOut = tensor(std::vector<double>(6, 0), {{2, 3}}, int32Type());
+  EXPECT_SHIM_FAILS(valueEntry()(intsOut.get(), ints.get(), 0, index.get(),
+                                 std::nan("")),
+                    "type int32 without overflow");
+  EXPECT_SHIM_FAILS(valueEntry()(out.get(), self.get(), 0, index.get(), 1e39),
+                    "type float32 without overflow");
+  TensorHandle halves = tensor(std::vector<double>(6, 0), {{2, 3}}, float16Type());
+  TensorHandle halvesOut = tensor(std::vector<double>(6, 0), {{2, 3}}, float16Type());
+  EXPECT_SHIM_FAILS(valueEntry()(halvesOut.get(), halves.get(), 0, index.get(), 70000),
+                    "type float16 without overflow");
+  TensorHandle goodIndex = tensor({0, 1, 1, 0}, {{2, 2}}, int64Type());
+  EXPECT_SHIM_OK(valueEntry()(halvesOut.get(), halves.get(), 0, goodIndex.get(),
+                              HUGE_VAL)); // infinity fits: float16 has one
+  EXPECT_EQ(readTensor(out, f), outBefore);
+}
+
+INSTANTIATE_TEST_SUITE_P(, ScatterOps, testing::ValuesIn(devicesUnderTest()),
+                         deviceName);
+
+TEST(ScatterDevices, TheCudaEntryPointRefusesACpuTensor) {
+  TensorHandle self = makeTensor({1, 2}, {{2}}, float32Type(), 0);
+  TensorHandle out = makeTensor({1, 2}, {{2}}, float32Type(), 0);
+  TensorHandle index = makeTensor({0}, {{1}}, int64Type(), 0);
+  EXPECT_SHIM_FAILS(aoti_torch_cuda_scatter_src_out(out.get(), self.get(), 0,
+                                                    index.get(), self.get()),
+                    "'self' is on cpu; this scatter needs a CUDA tensor");
+  EXPECT_SHIM_FAILS(aoti_torch_cuda_scatter_reduce_two_out(
+                        out.get(), self.get(), 0, index.get(), self.get(),
+                        "sum", 1),
+                    "'self' is on cpu; this scatter_reduce needs a CUDA tensor");
+}
+
+class ScatterOnCuda : public OpTest {};
+INSTANTIATE_TEST_SUITE_P(, ScatterOnCuda,
+                         testing::ValuesIn(cudaDevicesUnderTest()), deviceName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ScatterOnCuda);
+
+TEST_P(ScatterOnCuda, TheCpuEntryPointRefusesACudaTensorAndMixedDevices) {
+  TensorHandle self = tensor({1, 2}, {{2}}, float32Type());
+  TensorHandle out = tensor({1, 2}, {{2}}, float32Type());
+  TensorHandle index = tensor({0}, {{1}}, int64Type());
+  EXPECT_SHIM_FAILS(aoti_torch_cpu_scatter_src_out(out.get(), self.get(), 0,
+                                                   index.get(), self.get()),
+                    "'self' is on cuda:0; this scatter needs a CPU tensor");
+  TensorHandle cpuIndex = makeTensor({0}, {{1}}, int64Type(), 0);
+  EXPECT_SHIM_FAILS(aoti_torch_cuda_scatter_src_out(out.get(), self.get(), 0,
+                                                    cpuIndex.get(), self.get()),
+                    "'index' is on cpu but 'self' is on cuda:0");
+}
+
+TEST_P(ScatterOnCuda, RunsOnTheStreamAGuardSets) {
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  {
+    TensorHandle self = tensor(std::vector<double>(64, 1), {{64}}, float32Type());
+    TensorHandle out = tensor(std::vector<double>(64, 0), {{64}}, float32Type());
+    TensorHandle index = tensor(indexValues(4096, 64, 1), {{4096}}, int64Type());
+    TensorHandle src = tensor(std::vector<double>(4096, 1), {{4096}}, float32Type());
+    ASSERT_SHIM_OK(aoti_torch_cuda_scatter_reduce_two_out(
+        out.get(), self.get(), 0, index.get(), src.get(), "sum", 1));
+    const std::vector<double> sums = readTensor(out, float32Type());
+    double total = 0;
+    for (double v : sums)
+      total += v;
+    EXPECT_EQ(total, 64 + 4096);
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
+
+} // namespace
+} // namespace aoti::test
