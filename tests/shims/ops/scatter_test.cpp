@@ -105,6 +105,20 @@ contributions(const std::vector<int64_t> &selfSizes,
   return sent;
 }
 
+// `value` rounded to nearest-even in `t` (the test utilities' roundTrip
+// truncates bfloat16, for values it holds exactly; a mean may not be).
+double nearest(const Dtype &t, double value) {
+  if (t.code != aoti_torch_dtype_bfloat16())
+    return roundTrip(t, value);
+  const float f = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+  float r;
+  std::memcpy(&r, &bits, 4);
+  return r;
+}
+
 double fold(Reduce op, const Dtype &t, bool includeSelf, double self,
             const std::vector<double> &values) {
   if (isFloating(t)) {
@@ -131,7 +145,7 @@ double fold(Reduce op, const Dtype &t, bool includeSelf, double self,
         acc += v;
       acc = roundTrip(t, acc);
       if (op == Reduce::Mean)
-        acc = roundTrip(t, acc / roundTrip(t, static_cast<double>(n + (includeSelf ? 1 : 0))));
+        acc = nearest(t, acc / roundTrip(t, static_cast<double>(n + (includeSelf ? 1 : 0))));
       return acc;
     }
   }
