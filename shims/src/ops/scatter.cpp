@@ -31,6 +31,25 @@
 // refused for bool (torch's CPU kernel has no bool mean, and its floor
 // division of the counts has none either).
 //
+// segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe,
+// initial), following ATen's segment_reduce_kernel: axis is wrapped
+// against data; indices are refused ("not supported yet", as in torch);
+// offsets win over lengths when both are given; reduce is "max"/"amax",
+// "mean", "min"/"amin", "sum" or "prod"; the lengths or offsets tensor is
+// on data's device, int32 or int64, has at most data's rank and axis as
+// its last dimension, and (ours: torch would read out of bounds) its
+// leading sizes equal data's before axis. Lengths must be >= 0 and,
+// unless unsafe, each row must sum to data.size(axis) (torch's checks);
+// either way they may not run past it, and offsets must not decrease or
+// leave [0, data.size(axis)] (torch does not check; its kernel would read
+// out of bounds). These few values are read on the host (from a CUDA
+// device: a copy that waits for the stream, as torch's min().item() and
+// sum().item() do) and turned into a table of segment bounds. initial is
+// converted to data's dtype as c10 converts a Scalar (checked). The
+// result is a new contiguous tensor of data's sizes with axis replaced by
+// the segment count (torch's meta). Dtypes: float16, bfloat16, float32,
+// float64 (torch's FLOATING_TYPES_AND2(Half, BFloat16) on both devices).
+//
 //===----------------------------------------------------------------------===//
 #include "ops/scatter.h"
 
@@ -355,6 +374,192 @@ Error runScatter(DeviceType device, const char *op, AtenTensorHandle outHandle,
                                    : ops::cuda::scatter(out, index, lines, work);
 }
 
+// --- segment_reduce --------------------------------------------------------
+
+Expected<SegmentOp> parseSegmentReduce(const char *reduce) {
+  if (!reduce)
+    return Error::failure("'reduce' is null");
+  const std::string name = reduce;
+  if (name == "max" || name == "amax")
+    return SegmentOp::Max;
+  if (name == "mean")
+    return SegmentOp::Mean;
+  if (name == "min" || name == "amin")
+    return SegmentOp::Min;
+  if (name == "sum")
+    return SegmentOp::Sum;
+  if (name == "prod")
+    return SegmentOp::Prod;
+  return Error::failure("reduce argument must be either sum, prod, mean, amax "
+                        "or amin, got ", name);
+}
+
+// `t`'s values, row-major, as int64 on the host (int32 or int64 tensors;
+// a CUDA tensor is copied back, which waits for its stream).
+Expected<std::vector<int64_t>> hostIndexValues(const Tensor &t) {
+  Expected<Tensor> host = Tensor::emptyContiguous(t.sizes(), t.dtype(), Device{});
+  if (!host)
+    return host.takeError();
+  if (Error err = copyTensor(*host, t, /*nonBlocking=*/false))
+    return err;
+  std::vector<int64_t> values(static_cast<size_t>(t.numel()));
+  for (size_t k = 0; k < values.size(); ++k)
+    values[k] = t.dtype() == ScalarType::Int32
+                    ? static_cast<const int32_t *>(host->data())[k]
+                    : static_cast<const int64_t *>(host->data())[k];
+  return values;
+}
+
+Error runSegmentReduce(DeviceType device, AtenTensorHandle dataHandle,
+                       const char *reduce, AtenTensorHandle *lengthsHandle,
+                       AtenTensorHandle *indicesHandle,
+                       AtenTensorHandle *offsetsHandle, int64_t axis,
+                       bool unsafe, const double *initial,
+                       AtenTensorHandle *ret0) {
+  if (Error err = requireOutput(ret0, "ret0"))
+    return err;
+  Expected<std::array<Tensor *, 4>> tensors =
+      fromHandles({{dataHandle, "data"},
+                   optionalTensorArg(lengthsHandle, "lengths"),
+                   optionalTensorArg(indicesHandle, "indices"),
+                   optionalTensorArg(offsetsHandle, "offsets")});
+  if (!tensors)
+    return tensors.takeError();
+  auto [dataP, lengths, indices, offsets] = *tensors;
+  const Tensor &data = *dataP;
+  if (Error err = requireDevice(data, "data", device, "segment_reduce"))
+    return err;
+  Expected<int64_t> wrapped = wrapDim(axis, data.dim(), "axis");
+  if (!wrapped)
+    return wrapped.takeError();
+  axis = *wrapped;
+  if (indices)
+    return Error::failure("segment_reduce(): indices based reduction is not "
+                          "supported yet.");
+  if (!lengths && !offsets)
+    return Error::failure("segment_reduce(): Either lengths or offsets must be "
+                          "defined.");
+  Expected<SegmentOp> op = parseSegmentReduce(reduce);
+  if (!op)
+    return op.takeError();
+  const bool byOffsets = offsets != nullptr;
+  const Tensor &seg = byOffsets ? *offsets : *lengths;
+  const char *segName = byOffsets ? "offsets" : "lengths";
+  if (Error err = requireSameDevice(seg, segName, data.device(), "data"))
+    return err;
+  if (data.dim() < seg.dim())
+    return Error::failure("segment_reduce(): ", segName, " has ", seg.dim(),
+                          " dimensions, more than data's ", data.dim());
+  if (axis != seg.dim() - 1)
+    return Error::failure("segment_reduce(): Expected axis to be the last "
+                          "dimension of ", segName, " but got ", axis, ".");
+  const ScalarType t = data.dtype();
+  if (t != ScalarType::Float16 && t != ScalarType::BFloat16 &&
+      t != ScalarType::Float32 && t != ScalarType::Float64)
+    return Error::failure("segment_reduce has no ",
+                          device == DeviceType::CUDA ? "CUDA" : "CPU",
+                          " kernel for ", dtypeName(t),
+                          " (supported: float16, bfloat16, float32, float64)");
+  if (seg.dtype() != ScalarType::Int32 && seg.dtype() != ScalarType::Int64)
+    return Error::failure("segment_reduce(): ", segName, " must be int32 or "
+                          "int64, got ", dtypeName(seg.dtype()));
+  for (int64_t d = 0; d < axis; ++d)
+    if (seg.sizes()[d] != data.sizes()[d])
+      return Error::failure("segment_reduce(): ", segName, " has sizes ",
+                            shapeString(seg.sizes()),
+                            " but data's sizes before axis are ",
+                            shapeString(data.sizes().first(axis)));
+  const int64_t width = seg.sizes().back();
+  if (byOffsets && width == 0)
+    return Error::failure("segment_reduce(): offsets need at least one value "
+                          "along axis");
+  if (initial && overflows(*initial, t)) {
+    std::ostringstream shown;
+    shown << *initial;
+    return Error::failure("value cannot be converted to type ", dtypeName(t),
+                          " without overflow: ", shown.str());
+  }
+
+  SegmentReduce problem;
+  problem.op = *op;
+  problem.dataAxis = data.sizes()[axis];
+  problem.segments = byOffsets ? width - 1 : width;
+  for (int64_t d = 0; d < axis; ++d)
+    problem.outer *= data.sizes()[d];
+  for (int64_t d = axis + 1; d < data.dim(); ++d)
+    problem.inner *= data.sizes()[d];
+  problem.hasInitial = initial != nullptr;
+  problem.initial = initial ? *initial : 0.0;
+
+  Expected<std::vector<int64_t>> values = hostIndexValues(seg);
+  if (!values)
+    return values.takeError();
+  const int64_t rows = problem.outer, stride = problem.segments + 1;
+  std::vector<int64_t> bounds(static_cast<size_t>(rows * stride));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t *row = values->data() + r * width;
+    int64_t *b = bounds.data() + r * stride;
+    if (byOffsets) {
+      for (int64_t k = 0; k < width; ++k) {
+        if (row[k] < 0 || row[k] > problem.dataAxis)
+          return Error::failure("segment_reduce(): offsets hold ", row[k],
+                                ", outside [0, ", problem.dataAxis,
+                                "] (data.size(axis))");
+        if (k > 0 && row[k] < row[k - 1])
+          return Error::failure("segment_reduce(): offsets must not decrease "
+                                "(", row[k - 1], " then ", row[k], ")");
+        b[k] = row[k];
+      }
+      continue;
+    }
+    b[0] = 0;
+    for (int64_t k = 0; k < width; ++k) {
+      if (row[k] < 0)
+        return Error::failure("lengths contains negative value!");
+      b[k + 1] = b[k] + row[k];
+      if (b[k + 1] > problem.dataAxis)
+        return Error::failure("segment_reduce(): lengths run past "
+                              "data.size(axis) = ", problem.dataAxis);
+    }
+    if (!unsafe && b[width] != problem.dataAxis)
+      return Error::failure("segment_reduce(): Expected all rows of lengths "
+                            "along axis to sum to data.size(lengths.dim()-1) "
+                            "when !unsafe.");
+  }
+
+  std::vector<int64_t> outSizes(data.sizes().begin(), data.sizes().end());
+  outSizes[axis] = problem.segments;
+  Expected<Tensor> out = Tensor::emptyContiguous(outSizes, t, data.device());
+  if (!out)
+    return out.takeError();
+  if (out->numel() > 0) {
+    Expected<Tensor> dense =
+        data.isContiguous() ? Expected<Tensor>(data) : cloneContiguous(data);
+    if (!dense)
+      return dense.takeError();
+    const int64_t count = static_cast<int64_t>(bounds.size()), unit = 1;
+    Expected<Tensor> hostBounds = Tensor::fromBlob(
+        bounds.data(), std::span<const int64_t>(&count, 1),
+        std::span<const int64_t>(&unit, 1), 0, ScalarType::Int64, Device{});
+    if (!hostBounds)
+      return hostBounds.takeError();
+    Expected<Tensor> table =
+        Tensor::emptyContiguous(std::span<const int64_t>(&count, 1),
+                                ScalarType::Int64, data.device());
+    if (!table)
+      return table.takeError();
+    if (Error err = copyTensor(*table, *hostBounds, /*nonBlocking=*/false))
+      return err;
+    Error err = device == DeviceType::CPU
+                    ? ops::cpu::segmentReduce(*out, *dense, *table, problem)
+                    : ops::cuda::segmentReduce(*out, *dense, *table, problem);
+    if (err)
+      return err;
+  }
+  *ret0 = toHandle(std::move(*out));
+  return Error::success();
+}
+
 } // namespace
 
 extern "C" {
@@ -420,6 +625,26 @@ AOTITorchError aoti_torch_cuda_scatter_reduce_two_out(
   return runShim(__func__, [&] {
     return runScatter(DeviceType::CUDA, "scatter_reduce", out, self, dim,
                       index, src, true, 0.0, reduce, include_self != 0, true);
+  });
+}
+
+AOTITorchError aoti_torch_cpu_segment_reduce(
+    AtenTensorHandle data, const char *reduce, AtenTensorHandle *lengths,
+    AtenTensorHandle *indices, AtenTensorHandle *offsets, int64_t axis,
+    int32_t unsafe, double *initial, AtenTensorHandle *ret0) {
+  return runShim(__func__, [&] {
+    return runSegmentReduce(DeviceType::CPU, data, reduce, lengths, indices,
+                            offsets, axis, unsafe != 0, initial, ret0);
+  });
+}
+
+AOTITorchError aoti_torch_cuda_segment_reduce(
+    AtenTensorHandle data, const char *reduce, AtenTensorHandle *lengths,
+    AtenTensorHandle *indices, AtenTensorHandle *offsets, int64_t axis,
+    int32_t unsafe, double *initial, AtenTensorHandle *ret0) {
+  return runShim(__func__, [&] {
+    return runSegmentReduce(DeviceType::CUDA, data, reduce, lengths, indices,
+                            offsets, axis, unsafe != 0, initial, ret0);
   });
 }
 

@@ -17,6 +17,11 @@
 //  - cuda::*  ops/cuda/scatter.cu, one thread per element of index, with
 //    atomics for the reductions (ops/device.h: CUDA builds only).
 //
+// segment_reduce lives here too (families.tsv puts it in this family): a
+// reduction of consecutive runs (segments) of `data` along an axis, the
+// runs given by lengths or offsets, which the entry point reads on the
+// host, checks and turns into a table of segment bounds (SegmentReduce).
+//
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_OPS_SCATTER_H
 #define AOTI_SHIMS_OPS_SCATTER_H
@@ -68,6 +73,20 @@ struct ScatterWork {
   double value = 0.0;
 };
 
+enum class SegmentOp { Max, Mean, Min, Sum, Prod };
+
+/// A segment_reduce once checked: data (contiguous) seen as [outer,
+/// dataAxis, inner], the result (contiguous) as [outer, segments, inner];
+/// segment s of row o covers data[o, bounds[o][s] .. bounds[o][s + 1], :],
+/// `bounds` an int64 [outer, segments + 1] contiguous tensor on data's
+/// device with 0 <= bounds[o][s] <= bounds[o][s + 1] <= dataAxis.
+struct SegmentReduce {
+  SegmentOp op = SegmentOp::Sum;
+  int64_t outer = 1, segments = 0, inner = 1, dataAxis = 0;
+  bool hasInitial = false;
+  double initial = 0.0; // known to fit data's dtype
+};
+
 namespace cpu {
 /// Fails, naming the first (in index's row-major order) element of `index`
 /// outside [0, lines.bound), as torch's "index 7 is out of bounds for
@@ -76,6 +95,11 @@ Error checkScatterIndex(const Tensor &index, const ScatterLines &lines);
 /// Applies `work` to `out` (which already holds self), line by line.
 Error scatter(const Tensor &out, const Tensor &index, const ScatterLines &lines,
               const ScatterWork &work);
+/// out[o, s, i] = the reduction of segment s of row o at inner position i,
+/// in data's dtype's arithmetic, from the initial value (or the
+/// reduction's identity), as torch's kernels compute it.
+Error segmentReduce(const Tensor &out, const Tensor &data, const Tensor &bounds,
+                    const SegmentReduce &problem);
 } // namespace cpu
 
 namespace cuda {
@@ -86,6 +110,9 @@ AOTI_SHIMS_CUDA_OP(Error, checkScatterIndex, const Tensor &index,
 /// As cpu::scatter, on out's device and its current stream.
 AOTI_SHIMS_CUDA_OP(Error, scatter, const Tensor &out, const Tensor &index,
                    const ScatterLines &lines, const ScatterWork &work);
+/// As cpu::segmentReduce: one thread per element of out.
+AOTI_SHIMS_CUDA_OP(Error, segmentReduce, const Tensor &out, const Tensor &data,
+                   const Tensor &bounds, const SegmentReduce &problem);
 } // namespace cuda
 
 } // namespace aoti::shims::ops

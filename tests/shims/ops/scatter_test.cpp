@@ -658,6 +658,238 @@ TEST_P(ScatterOps, BadArgumentsAreRefusedAndOutIsUntouched) {
 INSTANTIATE_TEST_SUITE_P(, ScatterOps, testing::ValuesIn(devicesUnderTest()),
                          deviceName);
 
+// --- segment_reduce -------------------------------------------------------------
+
+// Reference reduction of one segment in the dtype's arithmetic: every
+// step rounded to the dtype (torch's kernels compute in scalar_t).
+double segmentReference(const std::string &reduce, const Dtype &t,
+                        const std::vector<double> &values, const double *initial) {
+  double acc;
+  if (initial)
+    acc = nearest(t, *initial);
+  else if (reduce == "max")
+    acc = -HUGE_VAL;
+  else if (reduce == "min")
+    acc = HUGE_VAL;
+  else if (reduce == "prod")
+    acc = 1;
+  else
+    acc = 0;
+  for (double v : values) {
+    v = roundTrip(t, v);
+    if (reduce == "max")
+      acc = std::isnan(v) ? v : (acc < v ? v : acc);
+    else if (reduce == "min")
+      acc = std::isnan(v) ? v : (v < acc ? v : acc);
+    else if (reduce == "prod")
+      acc = nearest(t, acc * v);
+    else
+      acc = nearest(t, acc + v);
+  }
+  if (reduce == "mean") {
+    if (values.empty() && !initial)
+      return std::nan("");
+    if (!values.empty() && !std::isnan(acc))
+      acc = nearest(t, acc / static_cast<double>(values.size()));
+  }
+  return acc;
+}
+
+class SegmentReduceOps : public OpTest {
+protected:
+  using Fn = AOTITorchError (*)(AtenTensorHandle, const char *,
+                                AtenTensorHandle *, AtenTensorHandle *,
+                                AtenTensorHandle *, int64_t, int32_t, double *,
+                                AtenTensorHandle *);
+  Fn entry() const {
+    return onCuda() ? aoti_torch_cuda_segment_reduce
+                    : aoti_torch_cpu_segment_reduce;
+  }
+  // data [outer, n, inner] (row-major values, sizes `sizes` with axis),
+  // segments given per outer row as `bounds` (row-major [outer, S + 1]),
+  // passed as lengths or offsets of `segType`.
+  void check(const std::vector<double> &data, const std::vector<int64_t> &sizes,
+             int64_t axis, const std::vector<std::vector<int64_t>> &bounds,
+             bool asOffsets, const Dtype &t, const Dtype &segType,
+             const std::string &reduce, const double *initial, bool unsafe,
+             const std::string &what) {
+    SCOPED_TRACE(what + " " + t.name + " " + reduce +
+                 (asOffsets ? " offsets" : " lengths"));
+    const int64_t a = axis < 0 ? axis + static_cast<int64_t>(sizes.size()) : axis;
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < a; ++d)
+      outer *= sizes[d];
+    for (size_t d = a + 1; d < sizes.size(); ++d)
+      inner *= sizes[d];
+    const int64_t segments = static_cast<int64_t>(bounds[0].size()) - 1;
+    std::vector<double> seg;
+    for (const auto &row : bounds)
+      for (size_t k = asOffsets ? 0 : 1; k < row.size(); ++k)
+        seg.push_back(static_cast<double>(asOffsets ? row[k] : row[k] - row[k - 1]));
+    std::vector<int64_t> segSizes(sizes.begin(), sizes.begin() + a);
+    segSizes.push_back(asOffsets ? segments + 1 : segments);
+    TensorHandle x = tensor(data, {sizes}, t);
+    TensorHandle g = tensor(seg, {segSizes}, segType);
+    AtenTensorHandle gh = g.get();
+    double init = initial ? *initial : 0;
+    TensorHandle out;
+    ASSERT_SHIM_OK(entry()(x.get(), reduce.c_str(), asOffsets ? nullptr : &gh,
+                           nullptr, asOffsets ? &gh : nullptr, axis, unsafe,
+                           initial ? &init : nullptr, out.out()));
+    std::vector<int64_t> outSizes = sizes;
+    outSizes[a] = segments;
+    EXPECT_EQ(sizesOf(out), outSizes);
+    EXPECT_EQ(stridesOf(out), contiguousStridesOf(outSizes));
+    std::vector<double> expected;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t s = 0; s < segments; ++s)
+        for (int64_t i = 0; i < inner; ++i) {
+          std::vector<double> values;
+          for (int64_t j = bounds[o][s]; j < bounds[o][s + 1]; ++j)
+            values.push_back(data[(o * sizes[a] + j) * inner + i]);
+          // "amax" and "amin" are torch's other names of max and min.
+          const std::string name = reduce == "amax"   ? "max"
+                                   : reduce == "amin" ? "min"
+                                                      : reduce;
+          expected.push_back(segmentReference(name, t, values, initial));
+        }
+    const std::vector<double> actual = readTensor(out, t);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t k = 0; k < actual.size(); ++k)
+      EXPECT_TRUE(sameValue(actual[k], expected[k]))
+          << "element " << k << " is " << actual[k] << ", expected " << expected[k];
+  }
+};
+
+TEST_P(SegmentReduceOps, EveryReductionDtypeAndForm) {
+  const std::vector<double> data = {1, -2, 3.5, 0.5, 4, -1, 2, 2.5};
+  const std::vector<std::vector<int64_t>> bounds = {{0, 2, 2, 5, 8}};
+  const double initial = 1.5;
+  for (const Dtype &t : {float32Type(), float64Type(), float16Type(), bfloat16Type()})
+    for (const char *reduce : {"sum", "mean", "max", "min", "prod", "amax", "amin"})
+      for (bool asOffsets : {false, true})
+        for (const double *init : {static_cast<const double *>(nullptr), &initial})
+          check(data, {8}, 0, bounds, asOffsets, t,
+                asOffsets ? int64Type() : int32Type(), reduce, init, false, "1-d");
+}
+
+TEST_P(SegmentReduceOps, AxesRowsAndInnerDimensions) {
+  // data [2, 6, 3], axis 1: each of the 2 rows has its own segments.
+  const std::vector<double> data = smallValues(2 * 6 * 3, 4);
+  const std::vector<std::vector<int64_t>> rows = {{0, 2, 6}, {0, 3, 3}};
+  for (const char *reduce : {"sum", "mean", "max"})
+    for (bool asOffsets : {false, true}) {
+      check(data, {2, 6, 3}, 1, rows, asOffsets, float32Type(), int64Type(),
+            reduce, nullptr, asOffsets ? false : true, "rows");
+      check(data, {2, 6, 3}, -2, rows, asOffsets, float64Type(), int32Type(),
+            reduce, nullptr, true, "negative axis");
+    }
+  // axis 0 of a [5, 4] data: one row, inner size 4.
+  check(smallValues(20, 5), {5, 4}, 0, {{0, 1, 1, 5}}, false, float32Type(),
+        int64Type(), "min", nullptr, false, "axis 0");
+  // Offsets need not start at 0, nor end at data.size(axis).
+  check(smallValues(8, 6), {8}, 0, {{2, 3, 6}}, true, float32Type(),
+        int64Type(), "sum", nullptr, false, "inner offsets");
+  // unsafe lengths may stop short of data.size(axis).
+  check(smallValues(8, 6), {8}, 0, {{0, 3, 4}}, false, float32Type(),
+        int64Type(), "prod", nullptr, true, "unsafe");
+}
+
+TEST_P(SegmentReduceOps, SixteenBitSumsRoundAtEveryStep) {
+  // 2048 + 1 is 2048 in float16 (a tie, to even), twice: 2048, not 2050.
+  const std::vector<double> data = {2048, 1, 1, 256, 1, 1};
+  check(data, {6}, 0, {{0, 3, 6}}, false, float16Type(), int64Type(), "sum",
+        nullptr, false, "float16");
+  check(data, {6}, 0, {{0, 3, 6}}, false, bfloat16Type(), int64Type(), "sum",
+        nullptr, false, "bfloat16");
+  check(data, {6}, 0, {{0, 3, 6}}, false, float16Type(), int64Type(), "mean",
+        nullptr, false, "float16 mean");
+}
+
+TEST_P(SegmentReduceOps, NanAndEmptySegments) {
+  const double nan = std::nan("");
+  const std::vector<double> data = {1, nan, 3, 2, nan};
+  for (const char *reduce : {"max", "min", "sum", "mean"})
+    check(data, {5}, 0, {{0, 3, 3, 4, 5}}, false, float32Type(), int64Type(),
+          reduce, nullptr, false, "nan");
+  const double initial = -7;
+  check({1, 2}, {2}, 0, {{0, 0, 2}}, false, float32Type(), int64Type(), "mean",
+        &initial, false, "empty mean with initial");
+  check({}, {0}, 0, {{0, 0, 0}}, false, float32Type(), int64Type(), "mean",
+        nullptr, false, "empty data");
+}
+
+TEST_P(SegmentReduceOps, Refusals) {
+  TensorHandle data = tensor(smallValues(6, 1), {{6}}, float32Type());
+  TensorHandle lengths = tensor({2, 4}, {{2}}, int64Type());
+  TensorHandle offsets = tensor({0, 2, 6}, {{3}}, int64Type());
+  AtenTensorHandle lh = lengths.get(), oh = offsets.get();
+  AtenTensorHandle ret = nullptr;
+  auto run = [&](AtenTensorHandle d, const char *reduce, AtenTensorHandle *l,
+                 AtenTensorHandle *i, AtenTensorHandle *o, int64_t axis,
+                 int32_t unsafe, double *initial) {
+    return entry()(d, reduce, l, i, o, axis, unsafe, initial, &ret);
+  };
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", &lh, &lh, nullptr, 0, 0, nullptr),
+                    "indices based reduction is not supported yet");
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", nullptr, nullptr, nullptr, 0, 0, nullptr),
+                    "Either lengths or offsets must be defined");
+  EXPECT_SHIM_FAILS(run(data.get(), "avg", &lh, nullptr, nullptr, 0, 0, nullptr),
+                    "reduce argument must be either sum, prod, mean, amax or amin, got avg");
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", &lh, nullptr, nullptr, 1, 0, nullptr),
+                    "axis 1 is out of range");
+  TensorHandle grid = tensor(smallValues(12, 1), {{2, 6}}, float32Type());
+  EXPECT_SHIM_FAILS(run(grid.get(), "sum", &lh, nullptr, nullptr, 1, 0, nullptr),
+                    "Expected axis to be the last dimension of lengths but got 1.");
+  TensorHandle negative = tensor({-1, 7}, {{2}}, int64Type());
+  AtenTensorHandle nh = negative.get();
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", &nh, nullptr, nullptr, 0, 0, nullptr),
+                    "lengths contains negative value!");
+  TensorHandle shortLengths = tensor({2, 3}, {{2}}, int64Type());
+  AtenTensorHandle sh = shortLengths.get();
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", &sh, nullptr, nullptr, 0, 0, nullptr),
+                    "Expected all rows of lengths along axis to sum to "
+                    "data.size(lengths.dim()-1) when !unsafe.");
+  TensorHandle longLengths = tensor({4, 3}, {{2}}, int64Type());
+  AtenTensorHandle ll = longLengths.get();
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", &ll, nullptr, nullptr, 0, 1, nullptr),
+                    "lengths run past data.size(axis) = 6");
+  TensorHandle falling = tensor({0, 4, 2}, {{3}}, int32Type());
+  AtenTensorHandle fh = falling.get();
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", nullptr, nullptr, &fh, 0, 0, nullptr),
+                    "offsets must not decrease");
+  TensorHandle past = tensor({0, 7}, {{2}}, int64Type());
+  AtenTensorHandle ph = past.get();
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", nullptr, nullptr, &ph, 0, 0, nullptr),
+                    "offsets hold 7, outside [0, 6]");
+  TensorHandle floats = tensor({2, 4}, {{2}}, float32Type());
+  AtenTensorHandle flh = floats.get();
+  EXPECT_SHIM_FAILS(run(data.get(), "sum", &flh, nullptr, nullptr, 0, 0, nullptr),
+                    "lengths must be int32 or int64, got float32");
+  TensorHandle ints = tensor(std::vector<double>(6, 1), {{6}}, int32Type());
+  EXPECT_SHIM_FAILS(run(ints.get(), "sum", &lh, nullptr, nullptr, 0, 0, nullptr),
+                    "kernel for int32");
+  TensorHandle rows = tensor({2, 4, 3, 3, 1, 5}, {{3, 2}}, int64Type());
+  AtenTensorHandle rh = rows.get();
+  EXPECT_SHIM_FAILS(run(grid.get(), "sum", &rh, nullptr, nullptr, 1, 0, nullptr),
+                    "lengths has sizes [3, 2] but data's sizes before axis are [2]");
+  TensorHandle halves = tensor(smallValues(6, 1), {{6}}, float16Type());
+  double big = 1e6;
+  EXPECT_SHIM_FAILS(run(halves.get(), "sum", &lh, nullptr, nullptr, 0, 0, &big),
+                    "value cannot be converted to type float16 without overflow");
+  EXPECT_SHIM_FAILS(run(data.get(), nullptr, &lh, nullptr, nullptr, 0, 0, nullptr),
+                    "'reduce' is null");
+  EXPECT_EQ(ret, nullptr);
+  // Both given: offsets win (lengths would not sum to 6).
+  TensorHandle out;
+  ASSERT_SHIM_OK(entry()(data.get(), "sum", &sh, nullptr, &oh, 0, 0, nullptr,
+                         out.out()));
+  EXPECT_EQ(sizesOf(out), std::vector<int64_t>{2});
+}
+
+INSTANTIATE_TEST_SUITE_P(, SegmentReduceOps, testing::ValuesIn(devicesUnderTest()),
+                         deviceName);
+
 TEST(ScatterDevices, TheCudaEntryPointRefusesACpuTensor) {
   TensorHandle self = makeTensor({1, 2}, {{2}}, float32Type(), 0);
   TensorHandle out = makeTensor({1, 2}, {{2}}, float32Type(), 0);

@@ -25,6 +25,12 @@
 // cost is O(index.numel() + out.size(dim)) time and O(out.size(dim))
 // memory. Untouched positions keep self's value bit for bit.
 //
+// segment_reduce: each output element reduces its segment in order, in
+// data's dtype's arithmetic exactly as torch's kernel does (scalar_t
+// throughout: a float16 sum rounds to float16 at every step; a mean
+// divides by the length in the dtype; an empty mean without an initial
+// value is NaN; max/min keep a NaN). O(data.numel()).
+//
 //===----------------------------------------------------------------------===//
 #include "ops/scatter.h"
 
@@ -229,7 +235,75 @@ Error scatterWithIndex(const Tensor &out, const Tensor &index,
   return scatterLines<T, int64_t>(out, index, l, work);
 }
 
+template <typename T>
+Error segmentsOf(const Tensor &out, const Tensor &data, const Tensor &bounds,
+                 const SegmentReduce &p) {
+  using C = Compute<T>;
+  // The result of each operation rounded to T, as c10's Half and BFloat16
+  // operators round (the identity for float and double).
+  auto r = [](C x) { return load(store<T>(x)); };
+  C start;
+  if (p.hasInitial)
+    start = load(store<T>(p.initial));
+  else if (p.op == SegmentOp::Max)
+    start = -std::numeric_limits<C>::infinity();
+  else if (p.op == SegmentOp::Min)
+    start = std::numeric_limits<C>::infinity();
+  else if (p.op == SegmentOp::Prod)
+    start = C(1);
+  else
+    start = C(0);
+  const T *x = static_cast<const T *>(data.data());
+  const int64_t *b = static_cast<const int64_t *>(bounds.data());
+  T *dst = static_cast<T *>(out.data());
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t s = 0; s < p.segments; ++s) {
+      const int64_t begin = b[o * (p.segments + 1) + s];
+      const int64_t end = b[o * (p.segments + 1) + s + 1];
+      for (int64_t i = 0; i < p.inner; ++i) {
+        C acc = start;
+        for (int64_t j = begin; j < end; ++j) {
+          const C v = load(x[(o * p.dataAxis + j) * p.inner + i]);
+          switch (p.op) {
+          case SegmentOp::Max:
+            acc = std::isnan(v) ? v : (acc < v ? v : acc);
+            break;
+          case SegmentOp::Min:
+            acc = std::isnan(v) ? v : (v < acc ? v : acc);
+            break;
+          case SegmentOp::Prod:
+            acc = r(acc * v);
+            break;
+          default:
+            acc = r(acc + v);
+          }
+        }
+        const int64_t length = end - begin;
+        if (p.op == SegmentOp::Mean) {
+          if (length == 0 && !p.hasInitial)
+            acc = std::numeric_limits<C>::quiet_NaN();
+          else if (length > 0 && !std::isnan(acc))
+            acc = r(acc / r(static_cast<C>(length)));
+        }
+        dst[(o * p.segments + s) * p.inner + i] = store<T>(acc);
+      }
+    }
+  return Error::success();
+}
+
 } // namespace
+
+Error segmentReduce(const Tensor &out, const Tensor &data, const Tensor &bounds,
+                    const SegmentReduce &problem) {
+  return visitDtype(data.dtype(), "segment_reduce", [&]<typename T>() -> Error {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BHalf> ||
+                  std::is_same_v<T, float> || std::is_same_v<T, double>)
+      return segmentsOf<T>(out, data, bounds, problem);
+    else
+      return Error::failure("segment_reduce has no CPU kernel for ",
+                            dtypeName(data.dtype()));
+  });
+}
 
 Error checkScatterIndex(const Tensor &index, const ScatterLines &lines) {
   if (index.dtype() == ScalarType::Int32)

@@ -34,6 +34,10 @@
 //    (atomicExch to 0) divides by it, plus one for self when included,
 //    held in T as torch holds it (0 read as 1; floor division for
 //    integers).
+//  - segment_reduce: one thread per element of out, reducing its segment
+//    in order in data's dtype's arithmetic (torch's N-d kernel does the
+//    same; for a 1-d result torch uses cub::DeviceSegmentedReduce, whose
+//    tree order can round float sums differently in the last bits).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/scatter.h"
@@ -392,7 +396,89 @@ Error launchScatter(const OnStream &on, const Tensor &out, const Tensor &index,
   return on.launched("scatter_reduce kernel launch");
 }
 
+struct SegmentArgs {
+  int64_t outer, segments, inner, dataAxis;
+  int32_t op;
+  bool hasInitial;
+};
+
+template <typename T>
+__global__ void segmentKernel(T *out, const T *data, const int64_t *bounds,
+                              T start, SegmentArgs a) {
+  using C = Compute<T>;
+  const int64_t total = a.outer * a.segments * a.inner;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       e < total; e += step) {
+    const int64_t i = e % a.inner;
+    const int64_t s = (e / a.inner) % a.segments;
+    const int64_t o = e / (a.inner * a.segments);
+    const int64_t begin = bounds[o * (a.segments + 1) + s];
+    const int64_t end = bounds[o * (a.segments + 1) + s + 1];
+    C acc = load(start);
+    for (int64_t j = begin; j < end; ++j) {
+      const C v = load(data[(o * a.dataAxis + j) * a.inner + i]);
+      switch (static_cast<SegmentOp>(a.op)) {
+      case SegmentOp::Max:
+        acc = isNan(v) ? v : (acc < v ? v : acc);
+        break;
+      case SegmentOp::Min:
+        acc = isNan(v) ? v : (v < acc ? v : acc);
+        break;
+      case SegmentOp::Prod:
+        acc = load(store<T>(acc * v));
+        break;
+      default:
+        acc = load(store<T>(acc + v));
+      }
+    }
+    const int64_t length = end - begin;
+    if (static_cast<SegmentOp>(a.op) == SegmentOp::Mean) {
+      if (length == 0 && !a.hasInitial)
+        acc = static_cast<C>(NAN);
+      else if (length > 0 && !isNan(acc))
+        acc = load(store<T>(acc / load(store<T>(static_cast<C>(length)))));
+    }
+    out[e] = store<T>(acc);
+  }
+}
+
 } // namespace
+
+Error segmentReduce(const Tensor &out, const Tensor &data, const Tensor &bounds,
+                    const SegmentReduce &p) {
+  OnStream on(data);
+  if (Error err = on.takeStatus())
+    return err;
+  SegmentArgs a{p.outer, p.segments, p.inner, p.dataAxis,
+                static_cast<int32_t>(p.op), p.hasInitial};
+  const int64_t total = p.outer * p.segments * p.inner;
+  return visitDtype(data.dtype(), "segment_reduce", [&]<typename T>() -> Error {
+    if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> ||
+                  std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      using C = Compute<T>;
+      C start;
+      if (p.hasInitial)
+        start = static_cast<C>(p.initial);
+      else if (p.op == SegmentOp::Max)
+        start = -std::numeric_limits<C>::infinity();
+      else if (p.op == SegmentOp::Min)
+        start = std::numeric_limits<C>::infinity();
+      else if (p.op == SegmentOp::Prod)
+        start = C(1);
+      else
+        start = C(0);
+      segmentKernel<T><<<blocksFor(total), kThreadsPerBlock, 0, on.stream()>>>(
+          static_cast<T *>(out.data()), static_cast<const T *>(data.data()),
+          static_cast<const int64_t *>(bounds.data()),
+          p.hasInitial ? store<T>(p.initial) : store<T>(start), a);
+      return on.launched("segment_reduce kernel launch");
+    } else {
+      return Error::failure("segment_reduce has no CUDA kernel for ",
+                            dtypeName(data.dtype()));
+    }
+  });
+}
 
 Error checkScatterIndex(const Tensor &index, const ScatterLines &lines) {
   Expected<LineArgs> args = argsOf(lines);
