@@ -357,8 +357,11 @@ Error runScatter(DeviceType device, const char *op, AtenTensorHandle outHandle,
                           " without overflow: ", shown.str());
   }
 
-  const ScatterLines lines = linesOf(out, index, src, dim);
+  // An empty index was not shape-checked: it scatters nothing, and its
+  // lines are never built (its rank may differ from self's).
+  ScatterLines lines;
   if (!indexEmpty) {
+    lines = linesOf(out, index, src, dim);
     Error err = device == DeviceType::CPU
                     ? ops::cpu::checkScatterIndex(index, lines)
                     : ops::cuda::checkScatterIndex(index, lines);

@@ -524,6 +524,12 @@ TEST_P(ScatterOps, ZeroDimEmptyAndInPlace) {
   TensorHandle src = tensor({}, {{0, 0}}, float32Type());
   ASSERT_SHIM_OK(srcEntry()(out.get(), self.get(), 1, empty.get(), src.get()));
   EXPECT_EQ(readTensor(out, float32Type()), readTensor(self, float32Type()));
+  // ... whatever its rank (torch skips the shape checks for it).
+  TensorHandle emptyDeep = tensor({}, {{1, 0, 2, 2}}, int64Type());
+  TensorHandle out2 = tensor(std::vector<double>(6, 9), {{2, 3}}, float32Type());
+  ASSERT_SHIM_OK(reduceEntry()(out2.get(), self.get(), 1, emptyDeep.get(),
+                               src.get(), "sum", 0));
+  EXPECT_EQ(readTensor(out2, float32Type()), readTensor(self, float32Type()));
   // Empty self and out.
   TensorHandle none = tensor({}, {{0, 3}}, float32Type());
   TensorHandle noneOut = tensor({}, {{0, 3}}, float32Type());
