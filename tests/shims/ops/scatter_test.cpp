@@ -29,20 +29,9 @@ namespace {
 enum class Reduce { Assign, Sum, Prod, Mean, Amax, Amin };
 
 const char *reduceName(Reduce r) {
-  switch (r) {
-  case Reduce::Sum:
-    return "sum";
-  case Reduce::Prod:
-    return "prod";
-  case Reduce::Mean:
-    return "mean";
-  case Reduce::Amax:
-    return "amax";
-  case Reduce::Amin:
-    return "amin";
-  default:
-    return "assign";
-  }
+  static const char *const names[] = {"assign", "sum", "prod", "mean", "amax",
+                                      "amin"};
+  return names[static_cast<int>(r)];
 }
 
 bool isFloating(const Dtype &t) {
@@ -54,15 +43,12 @@ bool isFloating(const Dtype &t) {
 bool isBool(const Dtype &t) { return t.code == aoti_torch_dtype_bool(); }
 
 int64_t wrapTo(const Dtype &t, int64_t v) {
-  if (t.code == aoti_torch_dtype_int32())
-    return static_cast<int32_t>(v);
-  if (t.code == aoti_torch_dtype_int16())
-    return static_cast<int16_t>(v);
-  if (t.code == aoti_torch_dtype_int8())
-    return static_cast<int8_t>(v);
-  if (t.code == aoti_torch_dtype_uint8())
-    return static_cast<uint8_t>(v);
-  return v;
+  const int32_t c = t.code;
+  return c == aoti_torch_dtype_int32()   ? static_cast<int32_t>(v)
+         : c == aoti_torch_dtype_int16() ? static_cast<int16_t>(v)
+         : c == aoti_torch_dtype_int8()  ? static_cast<int8_t>(v)
+         : c == aoti_torch_dtype_uint8() ? static_cast<uint8_t>(v)
+                                         : v;
 }
 
 int64_t floorDiv(int64_t a, int64_t b) {
@@ -132,7 +118,8 @@ double fold(Reduce op, const Dtype &t, bool includeSelf, double self,
       return roundTrip(t, acc);
     case Reduce::Amax:
     case Reduce::Amin: {
-      acc = includeSelf ? self : (op == Reduce::Amax ? -HUGE_VAL : HUGE_VAL);
+      // A reached position has at least one value: the identity never shows.
+      acc = includeSelf ? self : values[0];
       for (double v : values)
         acc = std::isnan(acc) || std::isnan(v)
                   ? std::nan("")
@@ -156,14 +143,6 @@ double fold(Reduce op, const Dtype &t, bool includeSelf, double self,
                                                       : (acc || v != 0);
     return acc ? 1.0 : 0.0;
   }
-  const int64_t lowest = t.code == aoti_torch_dtype_uint8() ? 0
-                         : t.code == aoti_torch_dtype_int8() ? -128
-                         : t.code == aoti_torch_dtype_int32() ? INT32_MIN
-                                                               : INT64_MIN;
-  const int64_t highest = t.code == aoti_torch_dtype_uint8() ? 255
-                          : t.code == aoti_torch_dtype_int8() ? 127
-                          : t.code == aoti_torch_dtype_int32() ? INT32_MAX
-                                                                : INT64_MAX;
   int64_t acc;
   switch (op) {
   case Reduce::Prod:
@@ -174,8 +153,7 @@ double fold(Reduce op, const Dtype &t, bool includeSelf, double self,
     return static_cast<double>(acc);
   case Reduce::Amax:
   case Reduce::Amin:
-    acc = includeSelf ? static_cast<int64_t>(self)
-                      : (op == Reduce::Amax ? lowest : highest);
+    acc = static_cast<int64_t>(includeSelf ? self : values[0]);
     for (double v : values)
       acc = op == Reduce::Amax ? std::max<int64_t>(acc, static_cast<int64_t>(v))
                                : std::min<int64_t>(acc, static_cast<int64_t>(v));
@@ -406,12 +384,12 @@ TEST_P(ScatterOps, EveryReductionEveryDtype) {
             for (double &v : c.selfValues)
               v = isBool(t) ? (v > 1 ? 1 : 0) : std::fabs(std::floor(v));
           }
-          if (!isFloating(t))
+          if (!isFloating(t)) {
             for (double &v : c.selfValues)
               v = std::floor(v);
-          if (!isFloating(t))
             for (double &v : c.srcValues)
               v = std::floor(v);
+          }
           check(c, t, op, includeSelf, dim == 0 ? int64Type() : int32Type(),
                 "dim " + std::to_string(dim));
         }
