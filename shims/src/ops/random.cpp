@@ -718,9 +718,12 @@ Error runDropout(DeviceType entry, AtenTensorHandle inputHandle, double p,
                                     "native_dropout in training"))
       return err;
   const std::vector<int64_t> likeStrides = emptyLikeStrides(input);
-  const bool drops = training && p != 0;
+  // The strides are the decomposition's, which treats train None as false
+  // ("if train and p != 0"; inductor compiles against it): input's own
+  // unless an explicit train=True drops.
+  const bool metaDrops = train && *train != 0 && p != 0;
   const std::vector<int64_t> outStrides =
-      drops ? likeStrides
+      metaDrops ? likeStrides
             : std::vector<int64_t>(input.strides().begin(),
                                    input.strides().end());
   Expected<Tensor> out =

@@ -876,6 +876,19 @@ TEST_P(RandomOps, DropoutEvalPZeroPOneAndEmpty) {
                                        mask.out()));
   EXPECT_EQ(sizesOf(out), (std::vector<int64_t>{0, 3}));
   EXPECT_EQ(dtypeCodeOf(mask), aoti_torch_dtype_bool());
+  // train None drops, as the kernels do, into input's strides, as the
+  // decomposition (which reads None as false) lays it out.
+  aoti_shims_manual_seed(kSeed);
+  ASSERT_SHIM_OK(ENTRY(native_dropout)(input.get(), 0.5, nullptr, out.out(),
+                                       mask.out()));
+  expectLayout(out, {2, 3}, {6, 2}, f32.code);
+  const std::vector<double> kept = readTensor(mask, boolType());
+  const std::vector<double> y = readTensor(out, f32);
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(kept[i], uniformOf(block(i), 53) < 0.5 ? 1.0 : 0.0) << i;
+    if (!std::isnan(x[i]))
+      EXPECT_EQ(y[i], kept[i] * x[i] * 2) << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(, RandomOps, testing::ValuesIn(devicesUnderTest()),
