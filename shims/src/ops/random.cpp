@@ -36,13 +36,13 @@
 #include "ops/random.h"
 
 #include "aoti/shim.h"
-#include "torch_fallbacks.h" // torch's signatures, checked against ours
 #include "copy.h"
 #include "cuda_api.h"
 #include "dtype.h"
 #include "error.h"
 #include "ops/cpu/float16.h"
 #include "tensor.h"
+#include "torch_fallbacks.h" // torch's signatures, checked against ours
 
 #include <array>
 #include <charconv>
@@ -54,6 +54,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace aoti::shims;
@@ -178,8 +179,7 @@ Expected<Factory> readFactory(DeviceType entry, const int64_t *size,
                               const int32_t *pinMemory) {
   Factory f;
   if (sizeLen < 0 || (sizeLen > 0 && !size))
-    return Error::failure("'size' is null or has a negative length ",
-                          sizeLen);
+    return Error::failure("'size' is null or has a negative length ", sizeLen);
   f.sizes.assign(size, size + sizeLen);
   for (int64_t s : f.sizes)
     if (s < 0)
@@ -200,8 +200,8 @@ Expected<Factory> readFactory(DeviceType entry, const int64_t *size,
                           entry == DeviceType::CUDA ? "CUDA" : "CPU",
                           " entry point");
   // Without a device argument torch ignores device_index_.
-  Expected<Device> resolved = resolveDevice(
-      static_cast<int32_t>(entry), device ? deviceIndex : -1);
+  Expected<Device> resolved =
+      resolveDevice(static_cast<int32_t>(entry), device ? deviceIndex : -1);
   if (!resolved)
     return Error::failure("'device': ", resolved.takeError().message());
   f.device = *resolved;
@@ -254,7 +254,7 @@ std::vector<int64_t> emptyLikeStrides(const Tensor &self) {
   return out;
 }
 
-// --- random_'s range per dtype ------------------------------------------------
+// --- random_'s range per dtype ---------------------------------------------
 
 // (int64)(T)value for a floating dtype, saturated to int64's range.
 int64_t throughFloating(ScalarType type, int64_t value) {
@@ -306,18 +306,39 @@ int bitLength(int64_t magnitude) {
   return n;
 }
 
+/// [min, max] of an integer dtype or bool (uint64's max is int64's: the
+/// bounds it is checked against are int64s).
+std::pair<int64_t, int64_t> integerLimits(ScalarType type) {
+  struct Row {
+    ScalarType type;
+    int64_t min, max;
+  };
+  static constexpr Row kRows[] = {{ScalarType::Bool, 0, 1},
+                                  {ScalarType::UInt8, 0, 255},
+                                  {ScalarType::Int8, -128, 127},
+                                  {ScalarType::Int16, -32768, 32767},
+                                  {ScalarType::UInt16, 0, 65535},
+                                  {ScalarType::Int32, INT32_MIN, INT32_MAX},
+                                  {ScalarType::UInt32, 0, UINT32_MAX},
+                                  {ScalarType::UInt64, 0, INT64_MAX}};
+  for (const Row &row : kRows)
+    if (row.type == type)
+      return {row.min, row.max};
+  return {INT64_MIN, INT64_MAX}; // int64
+}
+
 /// Checks random_'s [from, to) for `type` and adjusts it as torch does;
 /// returns the range to - from.
 Expected<uint64_t> randomRange(ScalarType type, int64_t &from, int64_t &to) {
   if (from >= to)
     return Error::failure("random_ expects 'from' to be less than 'to', but "
-                          "got from=", from, " >= to=", to);
+                          "got from=",
+                          from, " >= to=", to);
   if (isFloating(type)) {
     const double max = floatingMax(type);
     if (static_cast<double>(from) < -max || static_cast<double>(from) > max)
       return Error::failure("from is out of bounds for ", dtypeName(type));
-    if (static_cast<double>(to - 1) < -max ||
-        static_cast<double>(to - 1) > max)
+    if (static_cast<double>(to - 1) < -max || static_cast<double>(to - 1) > max)
       return Error::failure("to - 1 is out of bounds for ", dtypeName(type));
     // update_from/update_to: move a bound the dtype rounds past inwards, so
     // that every value drawn converts to one in range.
@@ -328,29 +349,14 @@ Expected<uint64_t> randomRange(ScalarType type, int64_t &from, int64_t &to) {
              (int64_t{1} << (bitLength(std::abs(from + 1)) - digits + 1));
     const int64_t toMinus1 = throughFloating(type, to - 1);
     if (toMinus1 >= to)
-      to = toMinus1 - (int64_t{1} << (bitLength(std::abs(to - 1)) - digits + 1));
+      to =
+          toMinus1 - (int64_t{1} << (bitLength(std::abs(to - 1)) - digits + 1));
     if (from >= to)
       return Error::failure("random_ expects 'from' casted to dtype to be "
                             "less than 'to' casted to dtype, but got from=",
                             from, " >= to=", to);
   } else {
-    int64_t min = 0, max = 0;
-    switch (type) {
-    case ScalarType::Bool: max = 1; break;
-    case ScalarType::UInt8: max = 255; break;
-    case ScalarType::Int8: min = -128; max = 127; break;
-    case ScalarType::Int16: min = -32768; max = 32767; break;
-    case ScalarType::UInt16: max = 65535; break;
-    case ScalarType::Int32: min = INT32_MIN; max = INT32_MAX; break;
-    case ScalarType::UInt32: max = UINT32_MAX; break;
-    case ScalarType::UInt64: // 'to' is an int64: to - 1 cannot go past
-    case ScalarType::Int64:
-      min = type == ScalarType::Int64 ? INT64_MIN : 0;
-      max = INT64_MAX;
-      break;
-    default:
-      break;
-    }
+    const auto [min, max] = integerLimits(type);
     if (from < min || from > max)
       return Error::failure("from is out of bounds for ", dtypeName(type));
     if (to - 1 < min || to - 1 > max)
@@ -359,13 +365,14 @@ Expected<uint64_t> randomRange(ScalarType type, int64_t &from, int64_t &to) {
   return static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
 }
 
-// --- Running a problem on its device -------------------------------------------
+// --- Running a problem on its device ---------------------------------------
 
 bool onCuda(const Tensor &t) { return t.device().isCuda(); }
 
 /// Fills `out` from `spec`, drawing one counter per element.
 Error fillInto(const Tensor &out, const FillSpec &spec) {
-  Expected<random::ElementWalk<1>> walk = walkOf<1>(out.sizes(), {out.strides()});
+  Expected<random::ElementWalk<1>> walk =
+      walkOf<1>(out.sizes(), {out.strides()});
   if (!walk)
     return walk.takeError();
   if (walk->numel == 0)
@@ -379,7 +386,7 @@ Error fillInto(const Tensor &out, const FillSpec &spec) {
                      : ops::cpu::randomFill(out, problem);
 }
 
-// --- The entry points' bodies -----------------------------------------------------
+// --- The entry points' bodies ----------------------------------------------
 
 Error runFactoryFill(DeviceType entry, Distribution kind, const char *op,
                      const int64_t *size, int64_t sizeLen,
@@ -391,9 +398,9 @@ Error runFactoryFill(DeviceType entry, Distribution kind, const char *op,
     return err;
   if (Error err = requireDefaultGenerator(generatorArg))
     return err;
-  Expected<Factory> f = readFactory(entry, size, sizeLen, dtype,
-                                    ScalarType::Float32, layout, device,
-                                    deviceIndex, pinMemory);
+  Expected<Factory> f =
+      readFactory(entry, size, sizeLen, dtype, ScalarType::Float32, layout,
+                  device, deviceIndex, pinMemory);
   if (!f)
     return f.takeError();
   if (Error err = requireFloating(f->dtype, "dtype", op))
@@ -454,8 +461,7 @@ Error runRandintOut(DeviceType entry, AtenTensorHandle outHandle, int64_t low,
   if (Error err = requireDevice(out, "out", entry, "randint.low_out"))
     return err;
   if (sizeLen < 0 || (sizeLen > 0 && !size))
-    return Error::failure("'size' is null or has a negative length ",
-                          sizeLen);
+    return Error::failure("'size' is null or has a negative length ", sizeLen);
   const std::span<const int64_t> sizes(size, static_cast<size_t>(sizeLen));
   if (!std::equal(sizes.begin(), sizes.end(), out.sizes().begin(),
                   out.sizes().end()))
@@ -497,15 +503,7 @@ Error runRandperm(DeviceType entry, int64_t n, const int32_t *dtype,
   // check_supported_max_int_with_precision: n - 1 must fit the dtype, and a
   // floating dtype must hold every integer below n.
   const int64_t largest = n > 0 ? n - 1 : 0;
-  int64_t limit = std::numeric_limits<int64_t>::max();
-  switch (f->dtype) {
-  case ScalarType::UInt8: limit = 255; break;
-  case ScalarType::Int8: limit = 127; break;
-  case ScalarType::Int16: limit = 32767; break;
-  case ScalarType::Int32: limit = INT32_MAX; break;
-  default: break;
-  }
-  if (largest > limit)
+  if (!isFloating(f->dtype) && largest > integerLimits(f->dtype).second)
     return Error::failure("n is too large for result tensor type: '",
                           dtypeName(f->dtype), "'");
   if (f->dtype == ScalarType::Float16 && n > (int64_t{1} << 11) + 1)
@@ -590,11 +588,11 @@ Error runBernoulliTensor(DeviceType entry, AtenTensorHandle selfHandle,
     const int64_t sd = d + rank - pRank;
     const int64_t ps = p.sizes()[d], ss = self.sizes()[sd];
     if (ps != ss && ps != 1)
-      return Error::failure(
-          "The expanded size of the tensor (", ss,
-          ") must match the existing size (", ps,
-          ") at non-singleton dimension ", sd, ".  Target sizes: ",
-          listText(self.sizes()), ".  Tensor sizes: ", listText(p.sizes()));
+      return Error::failure("The expanded size of the tensor (", ss,
+                            ") must match the existing size (", ps,
+                            ") at non-singleton dimension ", sd,
+                            ".  Target sizes: ", listText(self.sizes()),
+                            ".  Tensor sizes: ", listText(p.sizes()));
   }
   if (self.numel() == 0)
     return Error::success();
@@ -661,7 +659,8 @@ Error runFunctional(DeviceType entry, const char *op,
                             dtypeName(self.dtype()));
     if (spec.a > spec.b)
       return Error::failure("uniform_ expects to return a [from, to) range, "
-                            "but found from=", spec.a, " > to=", spec.b);
+                            "but found from=",
+                            spec.a, " > to=", spec.b);
     if (!(spec.b - spec.a <= max))
       return Error::failure("uniform_ expects to-from <= the largest ",
                             dtypeName(self.dtype()), ", but found to=", spec.b,
@@ -675,7 +674,8 @@ Error runFunctional(DeviceType entry, const char *op,
   case Distribution::Exponential:
     if (!(spec.a > 0 && std::isfinite(spec.a)))
       return Error::failure("exponential_ expects lambda > 0.0, but found "
-                            "lambda=", spec.a);
+                            "lambda=",
+                            spec.a);
     break;
   default:
     break;
@@ -710,7 +710,8 @@ Error runDropout(DeviceType entry, AtenTensorHandle inputHandle, double p,
     return err;
   if (!(p >= 0 && p <= 1))
     return Error::failure("dropout probability has to be between 0 and 1, "
-                          "but got ", p);
+                          "but got ",
+                          p);
   // torch's kernels: train None is training.
   const bool training = !train || *train != 0;
   if (training)
@@ -724,8 +725,8 @@ Error runDropout(DeviceType entry, AtenTensorHandle inputHandle, double p,
   const bool metaDrops = train && *train != 0 && p != 0;
   const std::vector<int64_t> outStrides =
       metaDrops ? likeStrides
-            : std::vector<int64_t>(input.strides().begin(),
-                                   input.strides().end());
+                : std::vector<int64_t>(input.strides().begin(),
+                                       input.strides().end());
   Expected<Tensor> out =
       Tensor::empty(input.sizes(), outStrides, input.dtype(), input.device());
   if (!out)
@@ -753,9 +754,8 @@ Error runDropout(DeviceType entry, AtenTensorHandle inputHandle, double p,
         return draws.takeError();
       problem.draws = *draws;
     }
-    Error err = onCuda(input)
-                    ? ops::cuda::dropout(*out, *mask, input, problem)
-                    : ops::cpu::dropout(*out, *mask, input, problem);
+    Error err = onCuda(input) ? ops::cuda::dropout(*out, *mask, input, problem)
+                              : ops::cpu::dropout(*out, *mask, input, problem);
     if (err)
       return err;
   }
@@ -766,7 +766,7 @@ Error runDropout(DeviceType entry, AtenTensorHandle inputHandle, double p,
 
 } // namespace
 
-// --- The generator's interface ------------------------------------------------
+// --- The generator's interface ---------------------------------------------
 
 namespace aoti::shims::ops {
 
@@ -821,16 +821,16 @@ AOTI_SHIMS_API uint64_t aoti_shims_initial_seed(void) {
   return state.seed;
 }
 
-// --- Entry points: two per op, one per device ------------------------------------
+// --- Entry points: two per op, one per device ------------------------------
 
-#define AOTI_RANDOM_BOTH(NAME, PARAMS, CALL)                                  \
-  AOTITorchError aoti_torch_cpu_##NAME PARAMS {                               \
-    constexpr DeviceType entry = DeviceType::CPU;                             \
-    return runShim(__func__, [&] { return CALL; });                           \
-  }                                                                           \
-  AOTITorchError aoti_torch_cuda_##NAME PARAMS {                              \
-    constexpr DeviceType entry = DeviceType::CUDA;                            \
-    return runShim(__func__, [&] { return CALL; });                           \
+#define AOTI_RANDOM_BOTH(NAME, PARAMS, CALL)                                   \
+  AOTITorchError aoti_torch_cpu_##NAME PARAMS {                                \
+    constexpr DeviceType entry = DeviceType::CPU;                              \
+    return runShim(__func__, [&] { return CALL; });                            \
+  }                                                                            \
+  AOTITorchError aoti_torch_cuda_##NAME PARAMS {                               \
+    constexpr DeviceType entry = DeviceType::CUDA;                             \
+    return runShim(__func__, [&] { return CALL; });                            \
   }
 
 AOTI_RANDOM_BOTH(rand,

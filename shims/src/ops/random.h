@@ -54,9 +54,9 @@ enum class Distribution { Uniform, Normal, Exponential, Integer, Bernoulli };
 /// One distribution's parameters, already checked.
 struct FillSpec {
   Distribution kind = Distribution::Uniform;
-  double a = 0, b = 0;   // Uniform [a, b); Normal mean a, std b;
-                         // Exponential rate a; Bernoulli p = a
-  int64_t low = 0;       // Integer: [low, low + range)
+  double a = 0, b = 0; // Uniform [a, b); Normal mean a, std b;
+                       // Exponential rate a; Bernoulli p = a
+  int64_t low = 0;     // Integer: [low, low + range)
   uint64_t range = 0;
 };
 
@@ -105,7 +105,7 @@ walkOf(std::span<const int64_t> sizes,
   walk.numel = 1;
   for (int64_t s : sizes)
     walk.numel *= s;
-  std::vector<int64_t> innerSizes;               // innermost first
+  std::vector<int64_t> innerSizes; // innermost first
   std::vector<std::array<int64_t, N>> innerSteps;
   for (size_t d = sizes.size(); d-- > 0;) {
     if (sizes[d] == 1)
@@ -126,7 +126,8 @@ walkOf(std::span<const int64_t> sizes,
   if (innerSizes.size() > static_cast<size_t>(random::kMaxWalkDims))
     return Error::failure("a tensor of ", innerSizes.size(),
                           " non-mergeable dimensions: random ops take at "
-                          "most ", random::kMaxWalkDims);
+                          "most ",
+                          random::kMaxWalkDims);
   walk.dims = static_cast<int32_t>(innerSizes.size());
   for (int32_t d = 0; d < walk.dims; ++d) {
     const size_t from = innerSizes.size() - 1 - static_cast<size_t>(d);

@@ -1,4 +1,4 @@
-//===- ops/cpu/random.cpp - The random fallbacks on the host ---------------===//
+//===- ops/cpu/random.cpp - The random fallbacks on the host -------------===//
 //
 // Each element computes its own Philox block from (seed, offset + index)
 // (ops/random_draws.h, the same code the CUDA kernels run), so the work is
@@ -96,7 +96,8 @@ Error randomFill(const Tensor &out, const FillProblem &problem) {
         int64_t at[1];
         if (!random::locate(problem.walk, i, at))
           continue;
-        const Block b = random::blockOf(problem.draws, static_cast<uint64_t>(i));
+        const Block b =
+            random::blockOf(problem.draws, static_cast<uint64_t>(i));
         base[at[0]] = fillValue<T>(b, problem.spec);
       }
     });
@@ -144,7 +145,8 @@ Error checkProbabilities(const Tensor &p) {
       const double value = static_cast<double>(load(prob[at]));
       if (!(value >= 0 && value <= 1))
         return Error::failure("bernoulli_ expects p to be in [0, 1], but "
-                              "'p' holds ", value, " at element ", i);
+                              "'p' holds ",
+                              value, " at element ", i);
     }
     return Error::success();
   });

@@ -1,4 +1,4 @@
-//===- ops/cuda/random.cu - The random fallbacks on a CUDA device ----------===//
+//===- ops/cuda/random.cu - The random fallbacks on a CUDA device --------===//
 //
 // One thread per element, grid-stride: element i computes its Philox block
 // from (seed, offset + i) with ops/random_draws.h, the code the CPU loops
@@ -62,8 +62,8 @@ __device__ T fillValue(const Block &b, const FillSpec &spec) {
   case Distribution::Exponential:
     return store<T>(random::exponential(b, spec.a, kHalfEpsilon<T>));
   case Distribution::Integer:
-    return store<T>(
-        static_cast<long long>(random::integerInRange(b, spec.low, spec.range)));
+    return store<T>(static_cast<long long>(
+        random::integerInRange(b, spec.low, spec.range)));
   case Distribution::Bernoulli:
     return store<T>(random::bernoulli(b, spec.a) ? 1 : 0);
   }
@@ -77,8 +77,7 @@ __device__ inline int64_t gridStep() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
-template <typename T>
-__global__ void fillKernel(T *base, FillProblem problem) {
+template <typename T> __global__ void fillKernel(T *base, FillProblem problem) {
   for (int64_t i = firstIndex(); i < problem.walk.numel; i += gridStep()) {
     int64_t at[1];
     if (!random::locate(problem.walk, i, at))
@@ -142,8 +141,8 @@ __global__ void permutationStoreKernel(T *out, int64_t stride,
     out[i * stride] = store<T>(static_cast<long long>(sorted[i]));
 }
 
-template <typename T> constexpr bool kIsFloatingType =
-    std::is_floating_point_v<Compute<T>>;
+template <typename T>
+constexpr bool kIsFloatingType = std::is_floating_point_v<Compute<T>>;
 
 } // namespace
 
@@ -152,8 +151,9 @@ Error randomFill(const Tensor &out, const FillProblem &problem) {
   if (Error err = on.takeStatus())
     return err;
   return visitDtype(out.dtype(), "random fill", [&]<typename T>() {
-    fillKernel<T><<<blocksFor(problem.walk.numel), kThreadsPerBlock, 0,
-                    on.stream()>>>(static_cast<T *>(out.data()), problem);
+    fillKernel<T>
+        <<<blocksFor(problem.walk.numel), kThreadsPerBlock, 0, on.stream()>>>(
+            static_cast<T *>(out.data()), problem);
     return on.launched("random fill kernel launch");
   });
 }
@@ -169,10 +169,10 @@ Error bernoulli(const Tensor &self, const Tensor &p,
         return Error::failure("bernoulli_: 'p' must be floating, not ",
                               dtypeName(p.dtype()));
       } else {
-        bernoulliKernel<T, P><<<blocksFor(problem.walk.numel),
-                                kThreadsPerBlock, 0, on.stream()>>>(
-            static_cast<T *>(self.data()), static_cast<const P *>(p.data()),
-            problem);
+        bernoulliKernel<T, P>
+            <<<blocksFor(problem.walk.numel), kThreadsPerBlock, 0,
+               on.stream()>>>(static_cast<T *>(self.data()),
+                              static_cast<const P *>(p.data()), problem);
         return on.launched("bernoulli_ kernel launch");
       }
     });
@@ -185,10 +185,10 @@ Error dropout(const Tensor &out, const Tensor &mask, const Tensor &input,
   if (Error err = on.takeStatus())
     return err;
   return visitDtype(input.dtype(), "native_dropout", [&]<typename T>() {
-    dropoutKernel<T><<<blocksFor(problem.walk.numel), kThreadsPerBlock, 0,
-                       on.stream()>>>(
-        static_cast<T *>(out.data()), static_cast<Bool *>(mask.data()),
-        static_cast<const T *>(input.data()), problem);
+    dropoutKernel<T>
+        <<<blocksFor(problem.walk.numel), kThreadsPerBlock, 0, on.stream()>>>(
+            static_cast<T *>(out.data()), static_cast<Bool *>(mask.data()),
+            static_cast<const T *>(input.data()), problem);
     return on.launched("native_dropout kernel launch");
   });
 }
@@ -239,9 +239,9 @@ Error randperm(const Tensor &out, const RandpermProblem &problem) {
     return err;
   const int64_t stride = out.dim() == 1 ? out.strides()[0] : 1;
   return visitDtype(out.dtype(), "randperm", [&]<typename T>() {
-    permutationStoreKernel<T><<<blocksFor(n), kThreadsPerBlock, 0,
-                                on.stream()>>>(static_cast<T *>(out.data()),
-                                               stride, valuesOut, n);
+    permutationStoreKernel<T>
+        <<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
+            static_cast<T *>(out.data()), stride, valuesOut, n);
     return on.launched("randperm store kernel launch");
   });
 }
