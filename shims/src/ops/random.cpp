@@ -29,8 +29,9 @@
 //  - result strides are the meta functions': uniform's are self's own
 //    (torch._decomp uniform: prims' uniform with stride=x.stride()),
 //    normal_functional's and exponential's empty_like(self)'s; dropout's
-//    mask is empty_like(input, bool), its output empty_like(input) when it
-//    drops, else input's own strides (the decomposition returns input).
+//    mask is empty_like(input, bool), its output empty_like(input) when
+//    train is true and p != 0, else input's own strides (the decomposition
+//    returns input; it reads train None as false, the kernels as true).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/random.h"
