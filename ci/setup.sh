@@ -18,6 +18,7 @@ packages=(
                                        # dnnl-config.cmake requires find_package(OpenCL)
   libopenblas-dev                      # shims: CPU GEMM fallbacks (cblas)
   libsleef-dev                         # shims: the vector math SIMD CPU models import
+  librandom123-dev                     # shims: Philox4x32-10 for the random ops (header-only)
 )
 
 missing=()

@@ -602,6 +602,8 @@ Expected<std::unique_ptr<Model>> Model::load(const std::string &Path,
   auto I = std::make_unique<Impl>();
   if (Status S = I->load(Path, Options); !S)
     return S.takeError();
+  if (Options.Seed)
+    aoti_shims_manual_seed(*Options.Seed);
   return std::unique_ptr<Model>(new Model(std::move(I)));
 }
 

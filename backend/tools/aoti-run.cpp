@@ -2,7 +2,7 @@
 //
 //   aoti-run MODEL [--device cuda:0] [--input x.npy]... [--output-dir D]
 //            [--expect y.npy]... [--rtol R --atol A] [--iters N --warmup K]
-//            [--format text|json]
+//            [--format text|json] [--seed N]
 //
 // Exit status: 0 every output matched (or nothing was expected), 1 an output
 // differs from its expectation, 2 anything else (bad arguments, a file that
@@ -52,6 +52,7 @@ struct Options {
   bool SingleThreaded = false;
   bool CudaGraph = false;
   int LoadCycles = 0;
+  std::optional<uint64_t> Seed;
 };
 
 /// What --cuda-graph did: whether the run could be captured (else why not),
@@ -353,6 +354,7 @@ int runAll(const Options &O) {
   if (!O.CubinDir.empty())
     LO.CubinDir = O.CubinDir;
   LO.CheckInputs = !O.NoCheckInputs;
+  LO.Seed = O.Seed;
   LO.PrecheckSymbols = !O.NoPrecheck;
   // A graph capture must not wait on the container's run events.
   LO.SingleThreaded = O.SingleThreaded || O.CudaGraph;
@@ -572,6 +574,11 @@ int main(int argc, char **argv) {
                  "first load, run and unload the model N times and report the host heap and "
                  "device memory in use after the first and the last cycle (a leak check)")
       ->check(CLI::NonNegativeNumber);
+  uint64_t Seed = 0;
+  CLI::Option *SeedOption = App.add_option(
+      "--seed", Seed,
+      "seed the random ops (rand, dropout, inductor's own RNG) when the model loads, "
+      "so that runs repeat (default: AOTI_SHIMS_SEED, else torch's default seed)");
   App.add_option("--weights", O.Weights, "weights blob for a .so (default <stem>_weights.blob)");
   App.add_option("--cubin-dir", O.CubinDir, "cubin directory for a .so (default its directory)");
   App.add_flag("--no-check-inputs", O.NoCheckInputs,
@@ -591,5 +598,7 @@ int main(int argc, char **argv) {
     App.exit(E);
     return ExitBadInput;
   }
+  if (SeedOption->count() > 0)
+    O.Seed = Seed;
   return runAll(O);
 }

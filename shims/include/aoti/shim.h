@@ -73,7 +73,8 @@ struct CUDAStreamGuardOpaque;
 typedef struct CUDAStreamGuardOpaque* CUDAStreamGuardHandle;
 /* A random generator, as torch's random fallbacks take one (optionally:
  * a null pointer, or a pointer to a null handle, is the default generator).
- * libaoti_shims has no generator objects; see docs/shims.md, "Random ops". */
+ * libaoti_shims has no generator objects: it draws from one process-wide
+ * generator (aoti_shims_manual_seed below; docs/ops/random.md). */
 struct AtenGeneratorOpaque;
 typedef struct AtenGeneratorOpaque* AtenGeneratorHandle;
 
@@ -95,6 +96,23 @@ AOTI_SHIMS_API const char* aoti_shims_last_error(void);
 AOTI_SHIMS_API void aoti_shims_clear_last_error(void);
 /* 1 when this build of the library contains CUDA support, 0 otherwise. */
 AOTI_SHIMS_API int32_t aoti_shims_has_cuda(void);
+
+/* The random fallbacks (rand, randn, randint, randperm, bernoulli_,
+ * uniform, normal_functional, exponential, native_dropout, and the seeds an
+ * inductor graph draws for its own RNG through randint_low_out) draw from
+ * one Philox4x32-10 generator per process, shared by the CPU and CUDA: the
+ * same seed and the same sequence of calls give the same values on either
+ * device (docs/ops/random.md). Its seed is, in order: the last
+ * aoti_shims_manual_seed(); else the environment variable AOTI_SHIMS_SEED
+ * (an unsigned 64-bit integer, decimal or 0x-hex), read once at the first
+ * random call (a malformed value makes every random op fail until a seed is
+ * set); else 67280421310721, torch's default seed.
+ *
+ * aoti_shims_manual_seed sets the seed and rewinds the generator to its
+ * first value (torch.manual_seed). Thread-safe. */
+AOTI_SHIMS_API void aoti_shims_manual_seed(uint64_t seed);
+/* The seed the generator runs under (torch.initial_seed). */
+AOTI_SHIMS_API uint64_t aoti_shims_initial_seed(void);
 
 /* ------------------------------------------------------------------------ */
 /* Constants. Values match c10's enums (see docs/shims.md).                  */

@@ -73,6 +73,13 @@ struct LoadOptions {
   bool PrecheckSymbols = true;
   /// Use RunSingleThreaded when the model has it.
   bool SingleThreaded = false;
+  /// Seed the shims' random generator (aoti_shims_manual_seed) when the
+  /// model has loaded, so that its random ops (rand, dropout, the seeds
+  /// inductor draws for its own RNG) give the same values from the first
+  /// run on, on either device. The generator is the process's, shared by
+  /// every model in it; nullopt leaves it as it is (AOTI_SHIMS_SEED, else
+  /// torch's default seed: docs/ops/random.md).
+  std::optional<uint64_t> Seed;
   size_t NumModels = 1;
 };
 
