@@ -346,6 +346,8 @@ def export_one(name, device, out_dir):
         stage = "eager"
         with torch.no_grad():
             outs = m(*inputs)
+        if isinstance(outs, torch.Tensor):
+            outs = (outs,)
         for i, t in enumerate(inputs):
             save(os.path.join(d, f"in_{i}.npy"), t)
         for i, t in enumerate(outs):
