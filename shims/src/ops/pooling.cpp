@@ -1,4 +1,4 @@
-//===- ops/pooling.cpp - Pooling: arguments, result layouts, entry points ---===//
+//===- ops/pooling.cpp - Pooling: arguments, result layouts, entry points -===//
 //
 // aoti_torch_{cpu,cuda}_<op> for torch 2.11's twelve pooling fallbacks, with
 // the generated signatures. What each settles before any device work,
@@ -112,9 +112,10 @@ Error runMaxPool(DeviceType device, int spatial, AtenTensorHandle selfHandle,
   args.firstIndexZero =
       device == DeviceType::CUDA && spatial == 2 && channelsLast;
   if (geometry.outputs() > 0) {
-    Error err = device == DeviceType::CPU
-                    ? cpu::maxPool(*values, *indices, self, geometry, args)
-                    : ops::cuda::maxPool(*values, *indices, self, geometry, args);
+    Error err =
+        device == DeviceType::CPU
+            ? cpu::maxPool(*values, *indices, self, geometry, args)
+            : ops::cuda::maxPool(*values, *indices, self, geometry, args);
     if (err)
       return err;
   }
@@ -498,7 +499,7 @@ Error runFractional(DeviceType device, int spatial, AtenTensorHandle selfHandle,
 } // namespace
 
 // Every entry point once per device: DEVICE is cpu or cuda.
-#define AOTI_POOLING_ENTRY_POINTS(DEVICE, TYPE)                                 \
+#define AOTI_POOLING_ENTRY_POINTS(DEVICE, TYPE)                                \
   AOTITorchError aoti_torch_##DEVICE##_max_pool2d_with_indices(                \
       AtenTensorHandle self, const int64_t *kernel_size,                       \
       int64_t kernel_size_len_, const int64_t *stride, int64_t stride_len_,    \

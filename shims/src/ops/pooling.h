@@ -1,4 +1,4 @@
-//===- ops/pooling.h - The pooling fallbacks: max, avg, adaptive, unpool ---===//
+//===- ops/pooling.h - The pooling fallbacks: max, avg, adaptive, unpool --===//
 //
 // ops/pooling.cpp decodes the arguments of torch 2.11's pooling fallbacks
 // (max_pool{2,3}d_with_indices, adaptive_max_pool{2,3}d, avg_pool{2,3}d,

@@ -1,4 +1,4 @@
-//===- ops/pooling_args.h - Checking and laying out a pooling call ---------===//
+//===- ops/pooling_args.h - Checking and laying out a pooling call --------===//
 //
 // The argument work ops/pooling.cpp's entry points share, following torch
 // 2.11's meta functions (torch/_meta_registrations.py: pooling_output_shape,
@@ -39,7 +39,8 @@ inline std::string shapeText(std::span<const int64_t> sizes) {
   return os.str();
 }
 
-inline Expected<Ints> readInts(const int64_t *data, int64_t len, const char *name) {
+inline Expected<Ints> readInts(const int64_t *data, int64_t len,
+                               const char *name) {
   if (len < 0)
     return Error::failure("'", name, "' has a negative length ", len);
   if (len > 0 && !data)
@@ -63,8 +64,9 @@ inline int64_t floorDiv(int64_t a, int64_t b) {
 }
 
 /// torch's pooling_output_shape.
-inline Expected<int64_t> pooledSize(int64_t in, int64_t k, int64_t pad, int64_t stride,
-                             int64_t dilation, bool ceilMode) {
+inline Expected<int64_t> pooledSize(int64_t in, int64_t k, int64_t pad,
+                                    int64_t stride, int64_t dilation,
+                                    bool ceilMode) {
   if (stride == 0)
     return Error::failure("stride should not be zero");
   if (pad < 0)
@@ -135,7 +137,8 @@ inline Expected<Tensor> allocate(const Ints &sizes, bool channelsLast,
 
 /// self's and a result's sizes and strides as (N, C, D, H, W); `spatial`
 /// (2 or 3) trailing dimensions are pooled, a 2-d op's D is 1.
-inline PoolGeometry geometryOf(const Tensor &self, const Tensor &out, int spatial) {
+inline PoolGeometry geometryOf(const Tensor &self, const Tensor &out,
+                               int spatial) {
   PoolGeometry g;
   const int64_t rank = self.dim();
   const bool batched = rank == spatial + 2;
@@ -294,7 +297,8 @@ inline Error checkPool3dShape(const Tensor &self, const PoolWindow &w,
   if (dl[0] <= 0 || dl[1] <= 0 || dl[2] <= 0)
     return Error::failure("dilation should be greater than zero, but got "
                           "dilationT: ",
-                          dl[0], ", dilationH: ", dl[1], ", dilationW: ", dl[2]);
+                          dl[0], ", dilationH: ", dl[1],
+                          ", dilationW: ", dl[2]);
   const auto s = self.sizes();
   const int64_t rank = self.dim();
   for (int64_t i = rank == 5 ? 1 : 0; i < rank; ++i)
@@ -325,9 +329,9 @@ inline Error checkPool3dShape(const Tensor &self, const PoolWindow &w,
 /// Expands torch's kernel_size/stride/padding/dilation lists of a
 /// `spatial`-d op into `w` (D, H, W), checking their lengths with torch's
 /// messages (`prefix`: "max_pool2d", ...; `dilation` null for avg_pool).
-inline Error expandWindow(const Ints &kernel, const Ints &stride, const Ints &padding,
-                   const Ints *dilation, int spatial, const char *prefix,
-                   PoolWindow &w) {
+inline Error expandWindow(const Ints &kernel, const Ints &stride,
+                          const Ints &padding, const Ints *dilation,
+                          int spatial, const char *prefix, PoolWindow &w) {
   const bool two = spatial == 2;
   const size_t n = static_cast<size_t>(spatial);
   auto lengthOk = [&](const Ints &list) {
@@ -362,8 +366,8 @@ inline Error expandWindow(const Ints &kernel, const Ints &stride, const Ints &pa
 }
 
 /// The pooled spatial sizes of self under `w`.
-inline Expected<Ints> pooledSizes(const Tensor &self, const PoolWindow &w, int spatial,
-                           bool ceilMode) {
+inline Expected<Ints> pooledSizes(const Tensor &self, const PoolWindow &w,
+                                  int spatial, bool ceilMode) {
   Ints out;
   for (int i = 0; i < spatial; ++i) {
     const int dim = 3 - spatial + i;

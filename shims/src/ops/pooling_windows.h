@@ -1,4 +1,4 @@
-//===- ops/pooling_windows.h - Which inputs each pooled output reads -------===//
+//===- ops/pooling_windows.h - Which inputs each pooled output reads ------===//
 //
 // The window arithmetic of torch 2.11's pooling kernels, written once for
 // the CPU (ops/cpu/pooling.cpp) and the CUDA (ops/cuda/pooling.cu) halves:
@@ -147,8 +147,8 @@ AOTI_POOL_HD inline int64_t fractionalStart(C sample, int64_t o, int64_t in,
                                             Round round) {
   if (o == out - 1)
     return in - kernel;
-  const C alpha =
-      round(round(static_cast<C>(in - kernel)) / round(static_cast<C>(out - 1)));
+  const C alpha = round(round(static_cast<C>(in - kernel)) /
+                        round(static_cast<C>(out - 1)));
   const C shifted = round(round(round(static_cast<C>(o)) + sample) * alpha);
   const C offset = round(sample * alpha);
   return static_cast<int64_t>(static_cast<int>(shifted)) -

@@ -36,7 +36,9 @@ inline Ints channelsLastStridesOf(const Ints &sizes) {
   return strides;
 }
 
-inline Layout channelsLast(const Ints &sizes) { return {sizes, channelsLastStridesOf(sizes)}; }
+inline Layout channelsLast(const Ints &sizes) {
+  return {sizes, channelsLastStridesOf(sizes)};
+}
 
 // A view with a gap after every row and plane, 3 elements in.
 inline Layout gappy(const Ints &sizes) {
@@ -220,8 +222,9 @@ protected:
         onCuda() && spatial == 2 && cl);
     expectClose(readTensor(v, type), ref.values, 0, what + " values");
     const std::vector<double> idx = readTensor(i, int64Type());
-    expectClose(idx, std::vector<double>(ref.indices.begin(), ref.indices.end()),
-                0, what + " indices");
+    expectClose(idx,
+                std::vector<double>(ref.indices.begin(), ref.indices.end()), 0,
+                what + " indices");
   }
 
   void checkAvgPool(int spatial, const std::vector<double> &values,

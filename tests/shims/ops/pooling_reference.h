@@ -1,4 +1,4 @@
-//===- ops/pooling_reference.h - Pooling computed the slow way, in double --===//
+//===- ops/pooling_reference.h - Pooling computed the slow way, in double -===//
 //
 // The references of tests/shims/ops/pooling_test.cpp, written from torch's
 // definitions rather than from the library's window arithmetic: a window is
@@ -182,7 +182,8 @@ inline int64_t fractionalStart(double sample, int64_t o, int64_t in,
                                const std::function<double(double)> &round) {
   if (o == out - 1)
     return in - kernel;
-  const double alpha = round(round(double(in - kernel)) / round(double(out - 1)));
+  const double alpha =
+      round(round(double(in - kernel)) / round(double(out - 1)));
   const double a = round(round(round(double(o)) + sample) * alpha);
   const double b = round(sample * alpha);
   return static_cast<int64_t>(a) - static_cast<int64_t>(b);

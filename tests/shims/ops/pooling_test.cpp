@@ -1,4 +1,4 @@
-//===- ops/pooling_test.cpp - The pooling family: max, avg, adaptive, unpool ==//
+//===- ops/pooling_test.cpp - The pooling family, on every device ---------===//
 //
 // Every case runs on both devices (ops/devices.h) against the references of
 // ops/pooling_reference.h, computed here in double from torch's
@@ -35,8 +35,11 @@ TEST_P(PoolingOps, MaxPool2dEveryOption) {
       {{{2}, {}, {0}, {1}}, {3, 3}, "kernel 2, stride defaults to kernel"},
       {{{3}, {2}, {1}, {1}}, {4, 3}, "kernel 3 stride 2 pad 1"},
       {{{3}, {2}, {1}, {1}, true}, {4, 4}, "ceil_mode adds a partial window"},
-      {{{3, 2}, {2, 1}, {1, 0}, {2, 1}}, {3, 5}, "per-dimension lists, dilation"},
-      {{{2}, {4}, {1}, {1}, true}, {2, 2},
+      {{{3, 2}, {2, 1}, {1, 0}, {2, 1}},
+       {3, 5},
+       "per-dimension lists, dilation"},
+      {{{2}, {4}, {1}, {1}, true},
+       {2, 2},
        "ceil_mode drops a window starting in the right padding"},
       {{{2}, {4}, {1}, {1}}, {2, 2}, "the same without ceil_mode"},
       {{{2}, {2}, {0}, {1}, true}, {4, 3}, "ceil_mode on odd and even sizes"},
@@ -379,7 +382,8 @@ TEST_P(PoolingOps, AdaptivePools3dAndUnbatched) {
   const std::vector<double> v = patternValues(numelOf(sizes), 13);
   const Ints out = {3, 2, 4};
   for (const Dtype &type : {float32Type(), float64Type(), float16Type()}) {
-    for (const Layout &layout : {Layout{sizes}, channelsLast(sizes), gappy(sizes)}) {
+    for (const Layout &layout :
+         {Layout{sizes}, channelsLast(sizes), gappy(sizes)}) {
       SCOPED_TRACE(type.name);
       TensorHandle self = tensor(v, layout, type);
       Problem p{sizes, 3, out};
@@ -485,14 +489,16 @@ class PoolingUnpool : public PoolingOps {
 protected:
   AOTITorchError unpool2d(const TensorHandle &self, const TensorHandle &indices,
                           const Ints &outputSize, TensorHandle &out) {
-    auto fn = onCuda() ? aoti_torch_cuda_max_unpool2d : aoti_torch_cpu_max_unpool2d;
+    auto fn =
+        onCuda() ? aoti_torch_cuda_max_unpool2d : aoti_torch_cpu_max_unpool2d;
     return fn(self.get(), indices.get(), outputSize.data(),
               static_cast<int64_t>(outputSize.size()), out.out());
   }
   AOTITorchError unpool3d(const TensorHandle &self, const TensorHandle &indices,
                           const Ints &outputSize, const Ints &stride,
                           const Ints &padding, TensorHandle &out) {
-    auto fn = onCuda() ? aoti_torch_cuda_max_unpool3d : aoti_torch_cpu_max_unpool3d;
+    auto fn =
+        onCuda() ? aoti_torch_cuda_max_unpool3d : aoti_torch_cpu_max_unpool3d;
     return fn(self.get(), indices.get(), outputSize.data(),
               static_cast<int64_t>(outputSize.size()), stride.data(),
               static_cast<int64_t>(stride.size()), padding.data(),
@@ -649,12 +655,14 @@ TEST_P(PoolingUnpool, ThreeDimensions) {
                     "exactly three elements (depth, height, width) in "
                     "output_size");
   TensorHandle four = tensor(patternValues(8, 1), {{2, 2, 2}}, float32Type());
-  TensorHandle fourIndex = tensor(patternValues(8, 1), {{2, 2, 2}}, int64Type());
+  TensorHandle fourIndex =
+      tensor(patternValues(8, 1), {{2, 2, 2}}, int64Type());
   EXPECT_SHIM_FAILS(unpool3d(four, fourIndex, {3, 3, 3}, {2, 2, 2}, {0, 0, 0},
                              out),
                     "Input to max_unpooling3d should be a 4d or 5d Tensor");
   if (!onCuda()) {
-    TensorHandle bad = tensor(std::vector<double>(16, 27), {sizes}, int64Type());
+    TensorHandle bad =
+        tensor(std::vector<double>(16, 27), {sizes}, int64Type());
     EXPECT_SHIM_FAILS(unpool3d(self, bad, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, out),
                       "Found an invalid max index: 27 (output volumes are of "
                       "size 3x3x3)");
@@ -686,7 +694,8 @@ protected:
     if (onCuda() || type.code == aoti_torch_dtype_float32())
       return [](double x) { return double(float(x)); };
     if (type.code == aoti_torch_dtype_float16())
-      return [](double x) { return roundTrip(float16Type(), double(float(x))); };
+      return
+          [](double x) { return roundTrip(float16Type(), double(float(x))); };
     return [](double x) { return bfloat16Round(x); };
   }
   // Windows of `p` for samples (N, C, K) in row-major order; `sampleOf[d]`:
@@ -871,9 +880,9 @@ TEST_P(PoolingOnCuda, RunsOnTheStreamAGuardSets) {
   CudaStream stream;
   CUDAStreamGuardHandle guard = nullptr;
   ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
-  checkMaxPool(2, patternValues(2 * 8 * 33 * 33, 4), channelsLast({2, 8, 33, 33}),
-               float32Type(), {{3}, {2}, {1}, {1}}, {17, 17}, true,
-               "on a guard's stream");
+  checkMaxPool(2, patternValues(2 * 8 * 33 * 33, 4),
+               channelsLast({2, 8, 33, 33}), float32Type(),
+               {{3}, {2}, {1}, {1}}, {17, 17}, true, "on a guard's stream");
   checkAvgPool(3, patternValues(2 * 3 * 9 * 9 * 9, 5), {{2, 3, 9, 9, 9}},
                float16Type(), {{3}, {2}, {1}}, false, nullptr, {5, 5, 5}, false,
                "avg_pool3d on a guard's stream");

@@ -1,4 +1,4 @@
-//===- ops/cpu/pooling.cpp - The pooling fallbacks on the host -------------===//
+//===- ops/cpu/pooling.cpp - The pooling fallbacks on the host ------------===//
 //
 // Our own loops: no library we link computes torch's indices (oneDNN's
 // pooling has none in torch's form), and a library avg pool would have to
@@ -99,8 +99,10 @@ void forEachOutput(const PoolGeometry &g, int64_t readsPerOutput,
   const int64_t outH = g.out[1], outW = g.out[2];
   const int64_t plane = g.outPlane();
   parallelFor(chunks, threads, [&](int64_t chunk) {
-    const int64_t begin = total / chunks * chunk + std::min(chunk, total % chunks);
-    const int64_t end = begin + total / chunks + (chunk < total % chunks ? 1 : 0);
+    const int64_t begin =
+        total / chunks * chunk + std::min(chunk, total % chunks);
+    const int64_t end =
+        begin + total / chunks + (chunk < total % chunks ? 1 : 0);
     for (int64_t i = begin; i < end; ++i) {
       int64_t n, c, rest;
       if (channelsInner) {
@@ -255,18 +257,19 @@ Error adaptiveMaxPool(const Tensor &values, const Tensor &indices,
   int64_t reads = 1;
   for (int dim = 0; dim < 3; ++dim)
     reads *= geometry.in[dim] / std::max<int64_t>(geometry.out[dim], 1) + 1;
-  return visitDtype(self.dtype(), "adaptive_max_pool", [&]<typename T>() -> Error {
-    if constexpr (kIsFloatElement<T>) {
-      maxOverWindows<T>(values, indices, self, geometry, reads, false,
-                        [&](int64_t, int64_t, int dim, int64_t o) {
-                          return adaptiveSpan(o, geometry.out[dim],
-                                              geometry.in[dim]);
-                        });
-      return Error::success();
-    } else {
-      return unsupported("adaptive_max_pool", self.dtype());
-    }
-  });
+  return visitDtype(
+      self.dtype(), "adaptive_max_pool", [&]<typename T>() -> Error {
+        if constexpr (kIsFloatElement<T>) {
+          maxOverWindows<T>(values, indices, self, geometry, reads, false,
+                            [&](int64_t, int64_t, int dim, int64_t o) {
+                              return adaptiveSpan(o, geometry.out[dim],
+                                                  geometry.in[dim]);
+                            });
+          return Error::success();
+        } else {
+          return unsupported("adaptive_max_pool", self.dtype());
+        }
+      });
 }
 
 Error fractionalMaxPool(const Tensor &values, const Tensor &indices,
@@ -274,44 +277,49 @@ Error fractionalMaxPool(const Tensor &values, const Tensor &indices,
                         const PoolGeometry &geometry,
                         const FractionalArgs &args) {
   const int64_t reads = args.kernel[0] * args.kernel[1] * args.kernel[2];
-  return visitDtype(self.dtype(), "fractional_max_pool", [&]<typename T>() -> Error {
-    if constexpr (kIsFloatElement<T>) {
-      using Math = IntervalMath<T>;
-      using C = typename Math::type;
-      const T *sampleData = static_cast<const T *>(samples.data());
-      const int64_t *ss = args.sampleStrides;
-      // start(o) lies in [floor(o*alpha), floor(o*alpha) + 1], inside the
-      // input for any finite sample; rounding at the edges is why torch
-      // asserts there. Checked before anything is read, to never read out
-      // of bounds.
-      auto spanOf = [&](int64_t n, int64_t c, int dim, int64_t o) {
-        if (args.sampleIndex[dim] < 0)
-          return PoolSpan{0, 1, 1, 1};
-        const C sample = static_cast<C>(
-            load(sampleData[n * ss[0] + c * ss[1] + args.sampleIndex[dim] * ss[2]]));
-        const int64_t begin =
-            fractionalStart<C>(sample, o, geometry.in[dim], geometry.out[dim],
-                               args.kernel[dim], &Math::round);
-        return PoolSpan{begin, begin + args.kernel[dim], 1, args.kernel[dim]};
-      };
-      for (int64_t plane = 0; plane < geometry.planes(); ++plane)
-        for (int dim = 0; dim < 3; ++dim)
-          for (int64_t o = 0; o < geometry.out[dim] && args.kernel[dim] > 0;
-               ++o) {
-            const PoolSpan span = spanOf(plane / geometry.channels,
-                                         plane % geometry.channels, dim, o);
-            if (span.begin < 0 || span.end > geometry.in[dim])
-              return Error::failure(
-                  "fractional_max_pool: 'random_samples' places a window at ",
-                  span.begin, " outside the input's ", geometry.in[dim],
-                  " elements along a spatial dimension");
-          }
-      maxOverWindows<T>(values, indices, self, geometry, reads, false, spanOf);
-      return Error::success();
-    } else {
-      return unsupported("fractional_max_pool", self.dtype());
-    }
-  });
+  return visitDtype(
+      self.dtype(), "fractional_max_pool", [&]<typename T>() -> Error {
+        if constexpr (kIsFloatElement<T>) {
+          using Math = IntervalMath<T>;
+          using C = typename Math::type;
+          const T *sampleData = static_cast<const T *>(samples.data());
+          const int64_t *ss = args.sampleStrides;
+          // start(o) lies in [floor(o*alpha), floor(o*alpha) + 1], inside the
+          // input for any finite sample; rounding at the edges is why torch
+          // asserts there. Checked before anything is read, to never read out
+          // of bounds.
+          auto spanOf = [&](int64_t n, int64_t c, int dim, int64_t o) {
+            if (args.sampleIndex[dim] < 0)
+              return PoolSpan{0, 1, 1, 1};
+            const C sample =
+                static_cast<C>(load(sampleData[n * ss[0] + c * ss[1] +
+                                               args.sampleIndex[dim] * ss[2]]));
+            const int64_t begin = fractionalStart<C>(
+                sample, o, geometry.in[dim], geometry.out[dim],
+                args.kernel[dim], &Math::round);
+            return PoolSpan{begin, begin + args.kernel[dim], 1,
+                            args.kernel[dim]};
+          };
+          for (int64_t plane = 0; plane < geometry.planes(); ++plane)
+            for (int dim = 0; dim < 3; ++dim)
+              for (int64_t o = 0; o < geometry.out[dim] && args.kernel[dim] > 0;
+                   ++o) {
+                const PoolSpan span = spanOf(plane / geometry.channels,
+                                             plane % geometry.channels, dim, o);
+                if (span.begin < 0 || span.end > geometry.in[dim])
+                  return Error::failure("fractional_max_pool: 'random_samples' "
+                                        "places a window at ",
+                                        span.begin, " outside the input's ",
+                                        geometry.in[dim],
+                                        " elements along a spatial dimension");
+              }
+          maxOverWindows<T>(values, indices, self, geometry, reads, false,
+                            spanOf);
+          return Error::success();
+        } else {
+          return unsupported("fractional_max_pool", self.dtype());
+        }
+      });
 }
 
 Error avgPool(const Tensor &out, const Tensor &self,
@@ -336,7 +344,8 @@ Error avgPool(const Tensor &out, const Tensor &self,
           for (int64_t d = sd.begin; d < sd.end; ++d)
             for (int64_t h = sh.begin; h < sh.end; ++h)
               for (int64_t w = sw.begin; w < sw.end; ++w)
-                sum += static_cast<Acc>(load(plane[d * s[2] + h * s[3] + w * s[4]]));
+                sum += static_cast<Acc>(
+                    load(plane[d * s[2] + h * s[3] + w * s[4]]));
           int64_t divisor = args.divisor;
           if (divisor == 0)
             divisor = args.countIncludePad
@@ -359,33 +368,39 @@ Error adaptiveAvgPool(const Tensor &out, const Tensor &self,
   int64_t reads = 1;
   for (int dim = 0; dim < 3; ++dim)
     reads *= geometry.in[dim] / std::max<int64_t>(geometry.out[dim], 1) + 1;
-  return visitDtype(self.dtype(), "adaptive_avg_pool", [&]<typename T>() -> Error {
-    if constexpr (kIsFloatElement<T>) {
-      using Acc = typename AverageOf<T>::type;
-      const T *src = static_cast<const T *>(self.data());
-      T *dst = static_cast<T *>(out.data());
-      const int64_t *s = geometry.inStrides;
-      forEachOutput(geometry, reads, [&](int64_t n, int64_t c, int64_t od,
-                                         int64_t oh, int64_t ow) {
-        const PoolSpan sd = adaptiveSpan(od, geometry.out[0], geometry.in[0]);
-        const PoolSpan sh = adaptiveSpan(oh, geometry.out[1], geometry.in[1]);
-        const PoolSpan sw = adaptiveSpan(ow, geometry.out[2], geometry.in[2]);
-        const T *plane = src + n * s[0] + c * s[1];
-        Acc sum = 0;
-        for (int64_t d = sd.begin; d < sd.end; ++d)
-          for (int64_t h = sh.begin; h < sh.end; ++h)
-            for (int64_t w = sw.begin; w < sw.end; ++w)
-              sum += static_cast<Acc>(load(plane[d * s[2] + h * s[3] + w * s[4]]));
-        const Acc value = sum / static_cast<Acc>(sd.extent) /
-                          static_cast<Acc>(sh.extent) /
-                          static_cast<Acc>(sw.extent);
-        dst[outOffset(geometry, n, c, od, oh, ow)] = store<T>(value);
+  return visitDtype(
+      self.dtype(), "adaptive_avg_pool", [&]<typename T>() -> Error {
+        if constexpr (kIsFloatElement<T>) {
+          using Acc = typename AverageOf<T>::type;
+          const T *src = static_cast<const T *>(self.data());
+          T *dst = static_cast<T *>(out.data());
+          const int64_t *s = geometry.inStrides;
+          forEachOutput(
+              geometry, reads,
+              [&](int64_t n, int64_t c, int64_t od, int64_t oh, int64_t ow) {
+                const PoolSpan sd =
+                    adaptiveSpan(od, geometry.out[0], geometry.in[0]);
+                const PoolSpan sh =
+                    adaptiveSpan(oh, geometry.out[1], geometry.in[1]);
+                const PoolSpan sw =
+                    adaptiveSpan(ow, geometry.out[2], geometry.in[2]);
+                const T *plane = src + n * s[0] + c * s[1];
+                Acc sum = 0;
+                for (int64_t d = sd.begin; d < sd.end; ++d)
+                  for (int64_t h = sh.begin; h < sh.end; ++h)
+                    for (int64_t w = sw.begin; w < sw.end; ++w)
+                      sum += static_cast<Acc>(
+                          load(plane[d * s[2] + h * s[3] + w * s[4]]));
+                const Acc value = sum / static_cast<Acc>(sd.extent) /
+                                  static_cast<Acc>(sh.extent) /
+                                  static_cast<Acc>(sw.extent);
+                dst[outOffset(geometry, n, c, od, oh, ow)] = store<T>(value);
+              });
+          return Error::success();
+        } else {
+          return unsupported("adaptive_avg_pool", self.dtype());
+        }
       });
-      return Error::success();
-    } else {
-      return unsupported("adaptive_avg_pool", self.dtype());
-    }
-  });
 }
 
 Error maxUnpool(const Tensor &out, const Tensor &self, const Tensor &indices,

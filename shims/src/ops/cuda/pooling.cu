@@ -1,4 +1,4 @@
-//===- ops/cuda/pooling.cu - The pooling fallbacks on a CUDA device --------===//
+//===- ops/cuda/pooling.cu - The pooling fallbacks on a CUDA device -------===//
 //
 // Our own kernels: cuDNN's pooling returns no indices, and its average
 // pooling would have to match torch's ceil_mode/count_include_pad divisor
@@ -134,7 +134,8 @@ __global__ void maxPoolKernel(T *values, int64_t *indices, const T *self,
     const T *plane = self + at.n * s[0] + at.c * s[1];
     V best = static_cast<V>(-INFINITY);
     int64_t bestIndex =
-        firstIndexZero ? 0 : (sd.begin * g.in[1] + sh.begin) * g.in[2] + sw.begin;
+        firstIndexZero ? 0
+                       : (sd.begin * g.in[1] + sh.begin) * g.in[2] + sw.begin;
     for (int64_t d = sd.begin; d < sd.end; d += sd.step)
       for (int64_t h = sh.begin; h < sh.end; h += sh.step)
         for (int64_t w = sw.begin; w < sw.end; w += sw.step) {
@@ -333,17 +334,18 @@ Error adaptiveAvgPool(const Tensor &out, const Tensor &self,
   OnStream on(self);
   if (Error err = on.takeStatus())
     return err;
-  return visitDtype(self.dtype(), "adaptive_avg_pool", [&]<typename T>() -> Error {
-    if constexpr (kIsFloatElement<T>) {
-      adaptiveAvgPoolKernel<T><<<blocksFor(geometry.outputs()),
-                                 kThreadsPerBlock, 0, on.stream()>>>(
-          static_cast<T *>(out.data()), static_cast<const T *>(self.data()),
-          geometry, channelsInnerOf(geometry));
-      return on.launched("adaptive_avg_pool kernel launch");
-    } else {
-      return unsupported("adaptive_avg_pool", self.dtype());
-    }
-  });
+  return visitDtype(
+      self.dtype(), "adaptive_avg_pool", [&]<typename T>() -> Error {
+        if constexpr (kIsFloatElement<T>) {
+          adaptiveAvgPoolKernel<T><<<blocksFor(geometry.outputs()),
+                                     kThreadsPerBlock, 0, on.stream()>>>(
+              static_cast<T *>(out.data()), static_cast<const T *>(self.data()),
+              geometry, channelsInnerOf(geometry));
+          return on.launched("adaptive_avg_pool kernel launch");
+        } else {
+          return unsupported("adaptive_avg_pool", self.dtype());
+        }
+      });
 }
 
 Error maxUnpool(const Tensor &out, const Tensor &self, const Tensor &indices,
