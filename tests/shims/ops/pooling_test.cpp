@@ -73,6 +73,16 @@ TEST_P(PoolingOps, MaxPool2dLayoutsKeepTheMemoryFormat) {
                "empty batch");
   checkMaxPool(2, {}, channelsLast({0, 5, 6, 7}), float32Type(), w, out, false,
                "empty channels-last batch is contiguous");
+  // Broadcast (stride-0) batch and channels: read in place; a stride-0
+  // channel dimension is never channels-last.
+  const std::vector<double> plane = patternValues(6 * 7, 3);
+  std::vector<double> repeated;
+  for (int copy = 0; copy < 2 * 5; ++copy)
+    repeated.insert(repeated.end(), plane.begin(), plane.end());
+  checkMaxPool(2, repeated, {sizes, {0, 0, 7, 1}}, float32Type(), w, out,
+               false, "broadcast batch and channels");
+  checkAvgPool(2, repeated, {sizes, {0, 0, 7, 1}}, float32Type(), w, true,
+               nullptr, out, false, "avg_pool2d, broadcast");
 }
 
 TEST_P(PoolingOps, MaxPoolDtypesPerDevice) {
@@ -106,6 +116,14 @@ TEST_P(PoolingOps, MaxPoolDtypesPerDevice) {
   TensorHandle boolSelf = tensor(ints, {sizes}, boolType());
   TensorHandle v, i;
   EXPECT_SHIM_FAILS(maxPool(2, boolSelf, w, v, i), "'self' has dtype bool");
+  EXPECT_SHIM_FAILS(avgPool(2, boolSelf, w, true, nullptr, v),
+                    "'self' has dtype bool");
+  TensorHandle scalar = tensor({1.0}, {{}}, float32Type());
+  EXPECT_SHIM_FAILS(maxPool(2, scalar, w, v, i),
+                    "non-empty 3D or 4D (batch mode) tensor expected");
+  EXPECT_SHIM_FAILS(adaptiveMaxFn(2)(scalar.get(), out.data(), 2, v.out(),
+                                     i.out()),
+                    "Expected 3D or 4D tensor, but got: []");
 }
 
 TEST_P(PoolingOps, MaxPoolTiesNaNAndInfinity) {
