@@ -16,6 +16,8 @@
 #   ops           the op families' cases on CUDA (shims_ops_family_test)
 #   ops-models    small modules calling each op family, exported and run
 #                 against eager (tests/gpu/ops_families.py)
+#   fallbacks-bench  the op families' CUDA fallbacks against eager's kernels
+#                 (bench/gpu/fallbacks_vs_eager.py)
 #   matrix        the link agreement matrix (tests/gpu/matrix.py)
 #   bench         torch's runners and aoti-run: latency and cold start
 #                 (bench/gpu/torch_bench.py, bench/gpu/aoti_bench.py)
@@ -173,6 +175,13 @@ phase_ops-models() {
   mkdir -p "$OUT/ops_models"
   cp "$OPS_DIR"/ops.md "$OPS_DIR"/ops.json "$OUT/ops_models/" 2>/dev/null
   (cd "$OPS_DIR" && tar -czf "$OUT/ops_models/logs.tar.gz" --ignore-failed-read *.log */info.json) 2>/dev/null
+}
+# fallbacks-bench: each fallback op family's CUDA entry points against eager's
+# kernels on the same tensors, in one process (bench/gpu/fallbacks_vs_eager.py).
+phase_fallbacks-bench() {
+  $PY "$ROOT/bench/gpu/fallbacks_vs_eager.py" "$CARRY/lib/libaoti_shims.so.0" --iters "${BENCH_ITERS:-50}" \
+    --json "$OUT/fallbacks_vs_eager.json" > "$OUT/fallbacks_vs_eager.md" 2> "$OUT/fallbacks_vs_eager.log" || status=1
+  cat "$OUT/fallbacks_vs_eager.md"
 }
 phase_matrix() { $PY "$ROOT/tests/gpu/matrix.py" "$MODELS" "$CARRY" "$OUT" || status=1; }
 phase_soak() {

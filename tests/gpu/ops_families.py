@@ -273,7 +273,11 @@ def _selection():
             whole = torch.median(x)
             nan = torch.nanmedian(torch.where(x > 1.5, float("nan"), x))
             mo, moi = torch.mode(labels, dim=1)
-            return k, ki, whole, nan, mo, moi
+            # Which index of the mode's occurrences torch returns is its
+            # sort's business (it varies with the row's length): check that
+            # the index points at the mode instead of the index itself.
+            at = labels.gather(1, moi.unsqueeze(1)).squeeze(1)
+            return k, ki, whole, nan, mo, at
 
     g = torch.Generator().manual_seed(5)
     return Select(), (torch.randn(33, 65, generator=g), torch.randint(0, 5, (20, 31), generator=g))
@@ -323,7 +327,8 @@ DEVICES = ("cuda", "cpu")
 
 def save(path, t):
     import numpy as np
-    np.save(path, np.ascontiguousarray(t.detach().cpu().numpy()))
+    # np.array, not np.ascontiguousarray, which makes a 0-d array 1-d.
+    np.save(path, np.array(t.detach().cpu().numpy(), order="C"))
 
 
 def export_one(name, device, out_dir):
