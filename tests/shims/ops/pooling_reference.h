@@ -193,8 +193,8 @@ inline int64_t fractionalStart(double sample, int64_t o, int64_t in,
 // torch's max_unpool: zeros, then out[plane, indices[i]] = self[i], in
 // order (the last duplicate wins); indices outside the plane are skipped.
 inline std::vector<double> referenceUnpool(const std::vector<double> &values,
-                                    const std::vector<double> &indices,
-                                    int64_t planes, int64_t outPlane) {
+                                           const std::vector<double> &indices,
+                                           int64_t planes, int64_t outPlane) {
   std::vector<double> out(planes * outPlane, 0.0);
   const int64_t inPlane = static_cast<int64_t>(values.size()) / planes;
   for (int64_t plane = 0; plane < planes; ++plane)
