@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -187,6 +188,43 @@ inline int64_t fractionalStart(double sample, int64_t o, int64_t in,
   const double a = round(round(round(double(o)) + sample) * alpha);
   const double b = round(sample * alpha);
   return static_cast<int64_t>(a) - static_cast<int64_t>(b);
+}
+
+// torch's max_unpool: zeros, then out[plane, indices[i]] = self[i], in
+// order (the last duplicate wins); indices outside the plane are skipped.
+inline std::vector<double> referenceUnpool(const std::vector<double> &values,
+                                           const std::vector<double> &indices,
+                                           int64_t planes, int64_t outPlane) {
+  std::vector<double> out(planes * outPlane, 0.0);
+  const int64_t inPlane = static_cast<int64_t>(values.size()) / planes;
+  for (int64_t plane = 0; plane < planes; ++plane)
+    for (int64_t i = 0; i < inPlane; ++i) {
+      const int64_t at = static_cast<int64_t>(indices[plane * inPlane + i]);
+      if (at >= 0 && at < outPlane)
+        out[plane * outPlane + at] = values[plane * inPlane + i];
+    }
+  return out;
+}
+
+// x rounded to bfloat16, to nearest even (the test utilities' bfloat16
+// encoder truncates: it only ever stores exact values).
+inline double bfloat16Round(double x) {
+  const float f = static_cast<float>(x);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  bits &= 0xffff0000u;
+  float rounded;
+  std::memcpy(&rounded, &bits, 4);
+  return rounded;
+}
+
+// Samples in [0, 1), multiples of 1/64 (exact in every dtype), varied.
+inline std::vector<double> samplesFor(int64_t n) {
+  std::vector<double> s(n);
+  for (int64_t i = 0; i < n; ++i)
+    s[i] = static_cast<double>((i * 23 + 5) % 64) / 64.0;
+  return s;
 }
 
 } // namespace aoti::test::pooling
