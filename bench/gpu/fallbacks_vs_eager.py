@@ -130,10 +130,13 @@ class Shims:
             return torch.empty(shape, dtype=dt, device=device)
         nbytes = span * torch.empty((), dtype=dt).element_size()
         if device == "cuda":
-            flat = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+            # The device bytes as a torch tensor through the CUDA array
+            # interface (no second CUDA runtime), then copied.
+            class Bytes:
+                __cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr.value, False),
+                                            "version": 3, "strides": None}
             torch.cuda.synchronize()
-            cudart = ctypes.CDLL("libcudart.so.13")
-            cudart.cudaMemcpy(ctypes.c_void_p(flat.data_ptr()), ptr, ctypes.c_size_t(nbytes), 3)
+            flat = torch.as_tensor(Bytes(), device="cuda").clone()
         else:
             flat = torch.frombuffer(bytearray(ctypes.string_at(ptr, nbytes)), dtype=torch.uint8)
         return flat.view(dt).as_strided(shape, stride).clone()
