@@ -16,6 +16,8 @@
 #   ops           the op families' cases on CUDA (shims_ops_family_test)
 #   ops-models    small modules calling each op family, exported and run
 #                 against eager (tests/gpu/ops_families.py)
+#   oracle        the op families against torch on both devices: values and
+#                 fake-tensor strides (tests/shims/torch_oracle.py)
 #   fallbacks-bench  the op families' CUDA fallbacks against eager's kernels
 #                 (bench/gpu/fallbacks_vs_eager.py)
 #   matrix        the link agreement matrix (tests/gpu/matrix.py)
@@ -175,6 +177,16 @@ phase_ops-models() {
   mkdir -p "$OUT/ops_models"
   cp "$OPS_DIR"/ops.md "$OPS_DIR"/ops.json "$OUT/ops_models/" 2>/dev/null
   (cd "$OPS_DIR" && tar -czf "$OUT/ops_models/logs.tar.gz" --ignore-failed-read *.log */info.json) 2>/dev/null
+}
+# oracle: the op families against torch itself on both devices: values, and
+# the sizes and strides of torch's fake tensors (tests/shims/torch_oracle.py).
+phase_oracle() {
+  for dev in ${ORACLE_DEVICES:-cuda cpu}; do
+    $PY "$ROOT/tests/shims/torch_oracle.py" "$CARRY/lib/libaoti_shims.so.0" --device "$dev" \
+      > "$OUT/torch_oracle_$dev.txt" 2>&1 || status=1
+    grep -E "^FAIL" "$OUT/torch_oracle_$dev.txt" | head -30
+    tail -1 "$OUT/torch_oracle_$dev.txt"
+  done
 }
 # fallbacks-bench: each fallback op family's CUDA entry points against eager's
 # kernels on the same tensors, in one process (bench/gpu/fallbacks_vs_eager.py).
