@@ -28,4 +28,20 @@ const char *dtypeName(ScalarType type) {
   return findDtype(static_cast<int32_t>(type))->name;
 }
 
+bool isFloatingType(ScalarType type) {
+  return type == ScalarType::Float16 || type == ScalarType::BFloat16 ||
+         type == ScalarType::Float32 || type == ScalarType::Float64;
+}
+
+bool isAtenIntegralType(ScalarType type) {
+  return type == ScalarType::UInt8 || type == ScalarType::Int8 ||
+         type == ScalarType::Int16 || type == ScalarType::Int32 ||
+         type == ScalarType::Int64;
+}
+
+bool isBarebonesUnsignedType(ScalarType type) {
+  return type == ScalarType::UInt16 || type == ScalarType::UInt32 ||
+         type == ScalarType::UInt64;
+}
+
 } // namespace aoti::shims

@@ -70,6 +70,18 @@ size_t elementSize(ScalarType type);
 /// The torch name, e.g. "float32", for messages.
 const char *dtypeName(ScalarType type);
 
+// Classes of dtypes, named as ATen's dispatch macros name them; an op's own
+// list (its AT_DISPATCH_* line) is built from these.
+
+/// float16, bfloat16, float32, float64: the floating dtypes the shims
+/// compute in (not complex, not float8).
+bool isFloatingType(ScalarType type);
+/// uint8, int8, int16, int32, int64: ATen's AT_INTEGRAL_TYPES.
+bool isAtenIntegralType(ScalarType type);
+/// uint16, uint32, uint64: c10's "barebones" unsigned types, which few
+/// kernels take.
+bool isBarebonesUnsignedType(ScalarType type);
+
 } // namespace aoti::shims
 
 #endif // AOTI_SHIMS_DTYPE_H

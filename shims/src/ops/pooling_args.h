@@ -162,16 +162,8 @@ inline PoolGeometry geometryOf(const Tensor &self, const Tensor &out,
 /// Which dtypes a kernel takes (ATen's dispatch lists per device).
 enum class DtypeRule { Floating, MaxPool, AvgPool, Unpool };
 
-inline bool isFloating(ScalarType t) {
-  return t == ScalarType::Float32 || t == ScalarType::Float64 ||
-         t == ScalarType::Float16 || t == ScalarType::BFloat16;
-}
-
-inline bool isSignedOrByte(ScalarType t) {
-  return t == ScalarType::UInt8 || t == ScalarType::Int8 ||
-         t == ScalarType::Int16 || t == ScalarType::Int32 ||
-         t == ScalarType::Int64;
-}
+inline bool isFloating(ScalarType t) { return isFloatingType(t); }
+inline bool isSignedOrByte(ScalarType t) { return isAtenIntegralType(t); }
 
 inline Error checkDtype(const Tensor &self, const char *op, DeviceType device,
                  DtypeRule rule) {

@@ -112,10 +112,7 @@ Error requireDefaultGenerator(const AtenGeneratorHandle *generatorArg) {
       "(aoti_shims_manual_seed); pass None");
 }
 
-bool isFloating(ScalarType type) {
-  return type == ScalarType::Float16 || type == ScalarType::BFloat16 ||
-         type == ScalarType::Float32 || type == ScalarType::Float64;
-}
+bool isFloating(ScalarType type) { return isFloatingType(type); }
 
 Error requireFloating(ScalarType type, const char *name, const char *op) {
   if (isFloating(type))
@@ -127,27 +124,14 @@ Error requireFloating(ScalarType type, const char *name, const char *op) {
 
 // What random_(from, to) writes: every integer type, bool and the floats.
 bool isRandomIntegerDtype(ScalarType type) {
-  switch (type) {
-  case ScalarType::Bool:
-  case ScalarType::UInt8:
-  case ScalarType::Int8:
-  case ScalarType::Int16:
-  case ScalarType::Int32:
-  case ScalarType::Int64:
-  case ScalarType::UInt16:
-  case ScalarType::UInt32:
-  case ScalarType::UInt64:
-    return true;
-  default:
-    return isFloating(type);
-  }
+  return type == ScalarType::Bool || isAtenIntegralType(type) ||
+         isBarebonesUnsignedType(type) || isFloatingType(type);
 }
 
 // bernoulli_'s self (AT_DISPATCH_ALL_TYPES_AND3(Bool, BFloat16, Half)) and
 // randperm's result (ALL_TYPES_AND2(Half, BFloat16)).
 bool isBernoulliSelfDtype(ScalarType type) {
-  return type != ScalarType::UInt16 && type != ScalarType::UInt32 &&
-         type != ScalarType::UInt64 && isRandomIntegerDtype(type);
+  return !isBarebonesUnsignedType(type) && isRandomIntegerDtype(type);
 }
 bool isRandpermDtype(ScalarType type) {
   return type != ScalarType::Bool && isBernoulliSelfDtype(type);

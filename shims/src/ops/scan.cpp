@@ -41,52 +41,19 @@ using namespace aoti::shims::ops;
 namespace {
 
 bool isIntegralOrBool(ScalarType type) {
-  switch (type) {
-  case ScalarType::Bool:
-  case ScalarType::UInt8:
-  case ScalarType::Int8:
-  case ScalarType::Int16:
-  case ScalarType::Int32:
-  case ScalarType::Int64:
-  case ScalarType::UInt16:
-  case ScalarType::UInt32:
-  case ScalarType::UInt64:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool isFloating(ScalarType type) {
-  switch (type) {
-  case ScalarType::Float16:
-  case ScalarType::BFloat16:
-  case ScalarType::Float32:
-  case ScalarType::Float64:
-    return true;
-  default:
-    return false;
-  }
+  return type == ScalarType::Bool || isAtenIntegralType(type) ||
+         isBarebonesUnsignedType(type);
 }
 
 // What the implementations read: every real dtype and bool.
 bool isReal(ScalarType type) {
-  return isFloating(type) || isIntegralOrBool(type);
+  return isFloatingType(type) || isIntegralOrBool(type);
 }
 
 // What cumsum and cumprod write: the dtypes torch's kernels are
 // instantiated for, less complex.
 bool isSupportedResult(ScalarType type) {
-  switch (type) {
-  case ScalarType::UInt8:
-  case ScalarType::Int8:
-  case ScalarType::Int16:
-  case ScalarType::Int32:
-  case ScalarType::Int64:
-    return true;
-  default:
-    return isFloating(type);
-  }
+  return isAtenIntegralType(type) || isFloatingType(type);
 }
 
 constexpr const char *kSupportedResults =
@@ -155,7 +122,7 @@ Error runScan(DeviceType device, ScanOp op, AtenTensorHandle selfHandle,
 
   ScalarType resultType = self.dtype();
   if (op == ScanOp::LogSumExp) {
-    if (!isFloating(self.dtype()))
+    if (!isFloatingType(self.dtype()))
       return Error::failure("'self' has dtype ", dtypeName(self.dtype()),
                             "; logcumsumexp needs float16, bfloat16, "
                             "float32 or float64");

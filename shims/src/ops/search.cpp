@@ -86,15 +86,8 @@ std::string number(double value) {
   return os.str();
 }
 
-bool isFloating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 ||
-         t == ScalarType::Float32 || t == ScalarType::Float64;
-}
-bool isIntegral(ScalarType t) {
-  return t == ScalarType::UInt8 || t == ScalarType::Int8 ||
-         t == ScalarType::Int16 || t == ScalarType::Int32 ||
-         t == ScalarType::Int64;
-}
+bool isFloating(ScalarType t) { return isFloatingType(t); }
+bool isIntegral(ScalarType t) { return isAtenIntegralType(t); }
 
 // torch's promoteTypes over the dtypes these ops read (bool, the signed
 // integers and uint8, the four floating types); others are unsupported.
