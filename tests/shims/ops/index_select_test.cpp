@@ -274,6 +274,9 @@ TEST_P(MaskedOps, ScatterConsumesSourceInOrder) {
 }
 
 TEST_P(MaskedOps, BadArgumentsAreRefused) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   const Dtype f = float32Type();
   TensorHandle self = tensor(patternValues(12, 1), {{3, 4}}, f);
   TensorHandle floatMask = tensor(std::vector<double>(12, 1.0), {{3, 4}}, f);
@@ -459,6 +462,67 @@ TEST_P(IndexSelectOnCuda, RunsOnTheStreamAGuardSets) {
         aoti_torch_cuda_masked_select(self.get(), mask.get(), sel.out()));
     expectSameValues(readTensor(sel, float32Type()),
                      std::vector<double>(820, 1.0), "masked_select");
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
+
+TEST_P(IndexSelectOnCuda, ASourceTooShortIsRecordedWithoutWaiting) {
+  // By default masked_scatter does not wait to count the mask: the true
+  // elements past the source's end keep self's value, and the problem is
+  // reported by aoti_shims_cuda_check_errors.
+  (void)takeCudaCheckError();
+  const Dtype f = float32Type();
+  const std::vector<double> v = patternValues(8, 1);
+  const std::vector<double> src = patternValues(3, 2);
+  TensorHandle self = tensor(v, {{8}}, f);
+  TensorHandle mask = tensor({1, 0, 1, 1, 0, 1, 1, 0}, {{8}}, boolType());
+  TensorHandle source = tensor(src, {{3}}, f);
+  TensorHandle out;
+  ASSERT_SHIM_OK(aoti_torch_cuda_masked_scatter(self.get(), mask.get(),
+                                                source.get(), out.out()));
+  const std::vector<double> expected = {src[0], v[1], src[1], src[2],
+                                        v[4],   v[5], v[6],   v[7]};
+  expectSameValues(readTensor(out, f), expected, "masked_scatter short source");
+  EXPECT_NE(takeCudaCheckError().find("Number of elements of source < number "
+                                      "of ones in mask (source has 3, mask "
+                                      "has 5)"),
+            std::string::npos);
+  EXPECT_EQ(takeCudaCheckError(), "");
+}
+
+TEST_P(IndexSelectOnCuda, CallsCaptureIntoACudaGraph) {
+  // masked_scatter and nonzero_static do not wait (nonzero, masked_select
+  // and repeat_interleave without output_size must: their result's size is
+  // the data's).
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  {
+    const Dtype f = float32Type();
+    std::vector<double> m(4096, 0.0);
+    for (size_t i = 0; i < m.size(); i += 3)
+      m[i] = 1.0;
+    TensorHandle self = tensor(patternValues(4096, 1), {{64, 64}}, f);
+    TensorHandle mask = tensor(m, {{64, 64}}, boolType());
+    TensorHandle source = tensor(patternValues(2000, 2), {{2000}}, f);
+    auto run = [&](TensorHandle (&r)[2]) {
+      ASSERT_SHIM_OK(aoti_torch_cuda_masked_scatter(self.get(), mask.get(),
+                                                    source.get(), r[0].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_nonzero_static(mask.get(), 2000, -1,
+                                                    r[1].out()));
+    };
+    TensorHandle eager[2];
+    run(eager);
+    CudaGraphCapture capture(stream.get());
+    TensorHandle captured[2];
+    run(captured);
+    ASSERT_TRUE(capture.finish());
+    ASSERT_TRUE(capture.replay());
+    expectSameValues(readTensor(captured[0], f), readTensor(eager[0], f),
+                     "masked_scatter");
+    expectSameValues(readTensor(captured[1], int64Type()),
+                     readTensor(eager[1], int64Type()), "nonzero_static");
+    EXPECT_EQ(takeCudaCheckError(), "");
   }
   ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
 }
