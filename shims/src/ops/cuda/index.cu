@@ -214,35 +214,66 @@ __global__ void putSumKernel(T *out, const T *values, ViewArgs valueView,
   }
 }
 
-// Sorts (key, position) pairs by the low `bits` of the key, stably.
-struct SortedPairs {
-  Tensor keys;
-  Tensor positions;
-};
+// The (key, position) pairs of index_put and index_reduce, their sorted
+// copies and CUB's sort temporary, in one allocation (a small call's cost
+// is mostly its launches and allocations).
+class SortBuffers {
+public:
+  static Expected<SortBuffers> make(int64_t n, int bits, const OnStream &on,
+                                    const Device &device) {
+    size_t tempBytes = 0;
+    if (Error err = shims::cuda::checkCuda(
+            cub::DeviceRadixSort::SortPairs(
+                nullptr, tempBytes,
+                static_cast<const unsigned long long *>(nullptr),
+                static_cast<unsigned long long *>(nullptr),
+                static_cast<const long long *>(nullptr),
+                static_cast<long long *>(nullptr), n, 0, bits, on.stream()),
+            "cub::DeviceRadixSort::SortPairs"))
+      return err;
+    // CUB's temporary first, where the allocation's alignment is.
+    const size_t pairsAt = (tempBytes + 255) / 256 * 256;
+    Expected<Tensor> all =
+        scratch(pairsAt + 4 * static_cast<size_t>(n) * 8, device);
+    if (!all)
+      return all.takeError();
+    return SortBuffers(std::move(*all), n, bits, tempBytes, pairsAt);
+  }
+  unsigned long long *keys() const { return words(0); }
+  long long *positions() const {
+    return reinterpret_cast<long long *>(words(1));
+  }
+  const unsigned long long *sortedKeys() const { return words(2); }
+  const long long *sortedPositions() const {
+    return reinterpret_cast<const long long *>(words(3));
+  }
+  /// Sorts the pairs by the low `bits` of the key, stably.
+  Error sort(const OnStream &on) const {
+    size_t bytes = tempBytes_;
+    return shims::cuda::checkCuda(
+        cub::DeviceRadixSort::SortPairs(
+            all_.data(), bytes, static_cast<const unsigned long long *>(keys()),
+            words(2), static_cast<const long long *>(positions()),
+            reinterpret_cast<long long *>(words(3)), n_, 0, bits_,
+            on.stream()),
+        "cub::DeviceRadixSort::SortPairs");
+  }
 
-Expected<SortedPairs> sortPairs(const Tensor &keys, const Tensor &positions,
-                                int64_t n, int bits, const OnStream &on,
-                                const Device &device) {
-  Expected<Tensor> sortedKeys = scratch(static_cast<size_t>(n) * 8, device);
-  if (!sortedKeys)
-    return sortedKeys.takeError();
-  Expected<Tensor> sortedPositions =
-      scratch(static_cast<size_t>(n) * 8, device);
-  if (!sortedPositions)
-    return sortedPositions.takeError();
-  const auto *keysIn = static_cast<const unsigned long long *>(keys.data());
-  auto *keysOut = static_cast<unsigned long long *>(sortedKeys->data());
-  const auto *positionsIn = static_cast<const long long *>(positions.data());
-  auto *positionsOut = static_cast<long long *>(sortedPositions->data());
-  if (Error err = cubCall("cub::DeviceRadixSort::SortPairs", device,
-                          [&](void *temp, size_t &bytes) {
-                            return cub::DeviceRadixSort::SortPairs(
-                                temp, bytes, keysIn, keysOut, positionsIn,
-                                positionsOut, n, 0, bits, on.stream());
-                          }))
-    return err;
-  return SortedPairs{std::move(*sortedKeys), std::move(*sortedPositions)};
-}
+private:
+  SortBuffers(Tensor all, int64_t n, int bits, size_t tempBytes,
+              size_t pairsAt)
+      : all_(std::move(all)), n_(n), bits_(bits), tempBytes_(tempBytes),
+        pairsAt_(pairsAt) {}
+  unsigned long long *words(int64_t part) const {
+    return reinterpret_cast<unsigned long long *>(
+               static_cast<char *>(all_.data()) + pairsAt_) +
+           part * n_;
+  }
+  Tensor all_;
+  int64_t n_;
+  int bits_;
+  size_t tempBytes_, pairsAt_;
+};
 
 // --- index_reduce ------------------------------------------------------------
 
@@ -434,29 +465,21 @@ Error indexPut(const Tensor &out, const Tensor &values,
     return span.takeError();
   // Every real target offset is below the span; the sentinel is the span.
   const auto sentinel = static_cast<unsigned long long>(*span);
-  Expected<Tensor> keys = scratch(static_cast<size_t>(n) * 8, device);
-  if (!keys)
-    return keys.takeError();
-  Expected<Tensor> positions = scratch(static_cast<size_t>(n) * 8, device);
-  if (!positions)
-    return positions.takeError();
+  Expected<SortBuffers> buffers = SortBuffers::make(
+      n, bitsFor(static_cast<uint64_t>(*span) + 1), on, device);
+  if (!buffers)
+    return buffers.takeError();
   putTargetsKernel<<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
-      *args, static_cast<unsigned long long *>(keys->data()),
-      static_cast<long long *>(positions->data()), sentinel, *check);
+      *args, buffers->keys(), buffers->positions(), sentinel, *check);
   if (Error err = on.launched("index_put target kernel launch"))
     return err;
   if (needsRangeCheck(plan))
     if (Error err = verdictIfSync(on))
       return err;
-  const int bits = bitsFor(static_cast<uint64_t>(*span) + 1);
-  Expected<SortedPairs> sorted =
-      sortPairs(*keys, *positions, n, bits, on, device);
-  if (!sorted)
-    return sorted.takeError();
-  const auto *sortedKeys =
-      static_cast<const unsigned long long *>(sorted->keys.data());
-  const auto *sortedPositions =
-      static_cast<const long long *>(sorted->positions.data());
+  if (Error err = buffers->sort(on))
+    return err;
+  const unsigned long long *sortedKeys = buffers->sortedKeys();
+  const long long *sortedPositions = buffers->sortedPositions();
   if (!accumulate)
     return visitWord(out.itemSize(), [&]<typename W>() {
       putLastKernel<W><<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
@@ -510,27 +533,21 @@ Error indexReduce(const Tensor &out, const Tensor &index, const Tensor &source,
   Expected<DeviceCheck *> check = checkWordFor(on);
   if (!check)
     return check.takeError();
-  Expected<Tensor> keys = scratch(static_cast<size_t>(n) * 8, device);
-  if (!keys)
-    return keys.takeError();
-  Expected<Tensor> positions = scratch(static_cast<size_t>(n) * 8, device);
-  if (!positions)
-    return positions.takeError();
+  Expected<SortBuffers> buffers = SortBuffers::make(
+      n, bitsFor(static_cast<uint64_t>(size) + 1), on, device);
+  if (!buffers)
+    return buffers.takeError();
   reduceKeysKernel<<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
       index.data(), index.dtype() == ScalarType::Int32, index.strides()[0], n,
-      size, plan.dim, static_cast<unsigned long long *>(keys->data()),
-      static_cast<long long *>(positions->data()), *check);
+      size, plan.dim, buffers->keys(), buffers->positions(), *check);
   if (Error err = on.launched("index_reduce key kernel launch"))
     return err;
   if (Error err = verdictIfSync(on))
     return err;
   if (a.sliceNumel == 0)
     return Error::success();
-  Expected<SortedPairs> sorted =
-      sortPairs(*keys, *positions, n, bitsFor(static_cast<uint64_t>(size) + 1),
-                on, device);
-  if (!sorted)
-    return sorted.takeError();
+  if (Error err = buffers->sort(on))
+    return err;
   return visitDtype(out.dtype(), "index_reduce", [&]<typename T>() -> Error {
     if constexpr (std::is_same_v<T, Bool>) {
       return Error::failure("index_reduce does not support bool");
@@ -539,8 +556,7 @@ Error indexReduce(const Tensor &out, const Tensor &index, const Tensor &source,
           <<<blocksFor(n * a.sliceNumel), kThreadsPerBlock, 0, on.stream()>>>(
               static_cast<T *>(out.data()),
               static_cast<const T *>(source.data()), a,
-              static_cast<const unsigned long long *>(sorted->keys.data()),
-              static_cast<const long long *>(sorted->positions.data()));
+              buffers->sortedKeys(), buffers->sortedPositions());
       return on.launched("index_reduce kernel launch");
     }
   });

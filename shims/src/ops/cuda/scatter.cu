@@ -4,7 +4,7 @@
 // tensors), one thread per element of index, grid-stride, on the current
 // stream of out's device. The elements are numbered in an order of index's
 // dimensions chosen as torch's TensorIterator chooses it (ScatterArgs): the
-// dimension in which out, then index, then src moves least is the fastest,
+// dimension in which out, then src, then index moves least is the fastest,
 // so that a warp reads src and lands its atomics on consecutive addresses.
 // (Numbering along `dim` fastest, as the lines of ops/scatter.h would, puts
 // a warp's 32 reads and atomics in 32 different rows: a sum of a [1e6, 64]
@@ -368,14 +368,15 @@ struct IterDim {
   int64_t size, index, src, out, dense;
 };
 
-// torch's TensorIterator reorder_dimensions for the operands (out with 0
-// along dim, index, src): 1 when `faster` should move slower than
-// `slower` (its stride is larger in the first operand where neither
-// stride is 0), -1 when it should not, 0 when no operand tells.
+// torch's TensorIterator reorder_dimensions (should_swap) for the
+// operands of its CUDA scatter (out with 0 along dim, src, index): 1 when
+// `faster` should move slower than `slower` (its stride is larger in the
+// first operand where neither stride is 0, or equal with a larger size),
+// -1 when it should not, 0 when no operand tells.
 int shouldSwap(const IterDim &faster, const IterDim &slower) {
   const int64_t strides[][2] = {{faster.out, slower.out},
-                                {faster.index, slower.index},
-                                {faster.src, slower.src}};
+                                {faster.src, slower.src},
+                                {faster.index, slower.index}};
   for (const auto &s : strides) {
     if (s[0] == 0 || s[1] == 0)
       continue;
@@ -383,6 +384,8 @@ int shouldSwap(const IterDim &faster, const IterDim &slower) {
       return 1;
     if (s[0] < s[1])
       return -1;
+    if (faster.size > slower.size)
+      return 1;
   }
   return 0;
 }
