@@ -565,6 +565,24 @@ TEST_P(EmbeddingOnCuda, CallsCaptureIntoACudaGraph) {
     }
     EXPECT_EQ(takeCudaCheckError(), "");
   }
+  {
+    // A bad index inside a graph: recorded at the replay, reported after.
+    TensorHandle weight = tensor({1, 2, 3, 4}, {{2, 2}}, float32Type());
+    TensorHandle indices = tensor({0, 7}, {{2}}, int64Type());
+    TensorHandle offsets = tensor({0}, {{1}}, int64Type());
+    CudaGraphCapture capture(stream.get());
+    AtenTensorHandle h[4] = {};
+    ASSERT_SHIM_OK(aoti_torch_cuda__embedding_bag(
+        weight.get(), indices.get(), offsets.get(), 0, 0, 0, nullptr, 0, -1,
+        &h[0], &h[1], &h[2], &h[3]));
+    TensorHandle r[4] = {TensorHandle(h[0]), TensorHandle(h[1]),
+                         TensorHandle(h[2]), TensorHandle(h[3])};
+    ASSERT_TRUE(capture.finish());
+    EXPECT_EQ(takeCudaCheckError(), "") << "nothing ran yet";
+    ASSERT_TRUE(capture.replay());
+    EXPECT_EQ(readTensor(r[0], float32Type()), (std::vector<double>{1, 2}));
+    EXPECT_NE(takeCudaCheckError().find("found idx to be 7"), std::string::npos);
+  }
   ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
 }
 
