@@ -850,6 +850,12 @@ Expected<std::vector<HostTensor>> Model::download(const OutputSet &Outputs, void
   std::vector<HostTensor> R;
   for (size_t I = 0; I < Outputs.size(); ++I)
     R.push_back(Unique[Outputs.SlotToUnique[I]]);
+  // The CUDA fallbacks record an out-of-range index on the device instead
+  // of waiting to refuse it (docs/ops/checks.md): outputs just read back,
+  // after the run's work is done, are where to ask, at no extra wait.
+  if (P->Dev.Type == DeviceType::CUDA && aoti_shims_cuda_check_errors(P->Dev.Index) != 0)
+    return Error(ErrorKind::RunFailed,
+                 shimError("a fallback op of the model was given bad data"));
   return R;
 }
 

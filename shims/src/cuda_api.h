@@ -67,6 +67,27 @@ Error synchronize(int32_t device);
 Error stridedCopy(const CopyPlan &plan, void *dst, const void *src,
                   size_t itemSize, int32_t device);
 
+/// What a kernel records about the first bad argument it meets (an index
+/// out of range, a decreasing offset, ...) instead of dereferencing it:
+/// the op families' checks that do not wait (ops/checks.h). `set` is 0
+/// until something is recorded; the first thread to change it to 1 (an
+/// atomic compare-and-swap) fills in the rest, whose meaning `kind` gives.
+struct DeviceCheck {
+  uint32_t set;
+  int32_t kind;
+  int64_t value;
+  int64_t detail[2];
+};
+
+/// The DeviceCheck of `device` (a valid index) in its memory: one per
+/// device for the process's lifetime, zero when the library is loaded,
+/// looked up once (safe during a stream capture).
+Expected<DeviceCheck *> deviceCheckWord(int32_t device);
+/// Reads the DeviceCheck of `device` and zeroes it, ordered on the
+/// calling thread's current stream of the device, and waits for that
+/// stream.
+Expected<DeviceCheck> takeDeviceCheck(int32_t device);
+
 } // namespace aoti::shims::cuda
 
 #endif // AOTI_SHIMS_CUDA_API_H

@@ -26,4 +26,6 @@ Error synchronize(int32_t) { return unavailable(); }
 Error stridedCopy(const CopyPlan &, void *, const void *, size_t, int32_t) {
   return unavailable();
 }
+Expected<DeviceCheck *> deviceCheckWord(int32_t) { return unavailable(); }
+Expected<DeviceCheck> takeDeviceCheck(int32_t) { return unavailable(); }
 } // namespace aoti::shims::cuda

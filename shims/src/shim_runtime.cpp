@@ -3,6 +3,7 @@
 
 #include "cuda_api.h"
 #include "error.h"
+#include "ops/checks.h"
 
 #include <cstdio>
 
@@ -42,6 +43,18 @@ void aoti_torch_check(bool cond, const char *func, const char *file,
 
 int32_t aoti_shims_has_cuda(void) {
   return aoti::shims::cuda::compiledIn() ? 1 : 0;
+}
+
+AOTITorchError aoti_shims_cuda_check_errors(int32_t device_index) {
+  if (!aoti::shims::cuda::compiledIn())
+    return AOTI_TORCH_SUCCESS;
+  return aoti::shims::runShim(__func__, [&]() -> aoti::shims::Error {
+    aoti::shims::Expected<int32_t> device =
+        aoti::shims::cuda::resolveDeviceIndex(device_index);
+    if (!device)
+      return device.takeError();
+    return aoti::shims::ops::takeCheckFailure(*device);
+  });
 }
 
 } // extern "C"

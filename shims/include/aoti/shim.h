@@ -97,6 +97,20 @@ AOTI_SHIMS_API void aoti_shims_clear_last_error(void);
 /* 1 when this build of the library contains CUDA support, 0 otherwise. */
 AOTI_SHIMS_API int32_t aoti_shims_has_cuda(void);
 
+/* The CUDA fallbacks that check data (an index against its size, offsets,
+ * a sorter: index_Tensor, index_put, index_reduce, masked_scatter, scatter,
+ * scatter_reduce, segment_reduce, searchsorted, histc, _embedding_bag) do
+ * not wait for the GPU to check it, as torch's kernels do not: a bad value
+ * is not dereferenced (the element is skipped), and the first problem met
+ * is recorded on its device (docs/ops/checks.md). This reports it: waits
+ * for the calling thread's current stream on device `device_index` (-1:
+ * the current device), then returns AOTI_TORCH_FAILURE with the problem as
+ * aoti_shims_last_error() and forgets it, or AOTI_TORCH_SUCCESS when none
+ * was recorded (always, in a build without CUDA). With the environment
+ * variable AOTI_SHIMS_CUDA_CHECKS=sync those fallbacks check synchronously
+ * instead, each failing with the message itself (for debugging). */
+AOTI_SHIMS_API AOTITorchError aoti_shims_cuda_check_errors(int32_t device_index);
+
 /* The random fallbacks (rand, randn, randint, randperm, bernoulli_,
  * uniform, normal_functional, exponential, native_dropout, and the seeds an
  * inductor graph draws for its own RNG through randint_low_out) draw from

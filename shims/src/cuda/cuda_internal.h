@@ -37,6 +37,15 @@ struct StridedCopyArgs {
 /// Enqueues the copy on `stream` (of the current device).
 cudaError_t launchStridedCopy(const StridedCopyArgs &args, cudaStream_t stream);
 
+/// The bytes of one device's DeviceCheck (cuda_api.h), as device_check.cu
+/// holds them.
+constexpr size_t kDeviceCheckBytes = 32;
+
+/// The address, on the current device, of the DeviceCheck device_check.cu
+/// defines (a __device__ variable: one per device, zero when the module is
+/// loaded).
+cudaError_t deviceCheckAddress(void **address);
+
 } // namespace aoti::shims::cuda
 
 #endif // AOTI_SHIMS_CUDA_INTERNAL_H

@@ -233,4 +233,51 @@ Error stridedCopy(const CopyPlan &plan, void *dst, const void *src,
                "strided copy kernel launch");
 }
 
+static_assert(sizeof(DeviceCheck) == kDeviceCheckBytes,
+              "device_check.cu holds a DeviceCheck");
+
+Expected<DeviceCheck *> deviceCheckWord(int32_t device) {
+  if (device < 0 || device >= kMaxDevices)
+    return Error::failure("CUDA device index ", device, " out of range");
+  static std::atomic<DeviceCheck *> words[kMaxDevices];
+  if (DeviceCheck *word = words[device].load(std::memory_order_acquire))
+    return word;
+  ScopedDevice scope(device);
+  if (Error err = scope.takeStatus())
+    return err;
+  // The lookup may load the module; relaxed capture mode for its duration,
+  // so that a first call while this thread captures a graph is not refused
+  // as a potentially unsafe call (it enqueues nothing).
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  const bool exchanged =
+      cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+  void *address = nullptr;
+  const cudaError_t status = deviceCheckAddress(&address);
+  if (exchanged)
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+  else
+    (void)cudaGetLastError();
+  if (Error err = checkCuda(status, "cudaGetSymbolAddress(device check)"))
+    return err;
+  auto *word = static_cast<DeviceCheck *>(address);
+  words[device].store(word, std::memory_order_release);
+  return word;
+}
+
+Expected<DeviceCheck> takeDeviceCheck(int32_t device) {
+  Expected<DeviceCheck *> word = deviceCheckWord(device);
+  if (!word)
+    return word.takeError();
+  DeviceCheck host = {};
+  if (Error err = copyBytes(&host, *word, sizeof host, device))
+    return err;
+  if (Error err = synchronize(device))
+    return err;
+  // Zeroed only when set: ordered before any later kernel on the stream.
+  if (host.set != 0)
+    if (Error err = zeroBytes(*word, sizeof host, device))
+      return err;
+  return host;
+}
+
 } // namespace aoti::shims::cuda

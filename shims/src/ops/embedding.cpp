@@ -23,8 +23,10 @@
 //  - the data: every index in [0, weight.size(0)), offsets never
 //    decreasing and in [0, indices.numel()], and on the CPU offsets[0] ==
 //    0 (torch's CPU check; its CUDA kernel starts the first bag at 0
-//    whatever offsets[0] holds, and so does ours there). A CUDA call reads
-//    the verdict back, waiting for the stream (torch asserts in-kernel);
+//    whatever offsets[0] holds, and so does ours there). On CUDA the
+//    kernel checks as it reads, without waiting (torch asserts in-kernel):
+//    a bad index is skipped, a bad offset clamped, and the first problem
+//    recorded (ops/checks.h; AOTI_SHIMS_CUDA_CHECKS=sync fails instead);
 //  - the results, with the sizes, dtypes and (contiguous) strides of
 //    torch's meta on each device, numBags = offsets.size(0) -
 //    include_last_offset:
@@ -186,13 +188,10 @@ Error runEmbeddingBag(DeviceType device, const char *op,
       return p.takeError();
     psw = std::move(*p);
   }
-  {
-    Error err = device == DeviceType::CPU
-                    ? ops::cpu::checkEmbeddingBag(*idx, *off, bag)
-                    : ops::cuda::checkEmbeddingBag(*idx, *off, bag);
-    if (err)
+  // On CUDA the kernel checks the data as it reads it (ops/checks.h).
+  if (device == DeviceType::CPU)
+    if (Error err = ops::cpu::checkEmbeddingBag(*idx, *off, bag))
       return err;
-  }
 
   const Device &where = weight.device();
   const int64_t d = bag.features;

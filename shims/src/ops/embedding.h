@@ -61,11 +61,11 @@ Error embeddingBag(const Tensor &output, const Tensor &offset2bag,
 } // namespace cpu
 
 namespace cuda {
-/// As cpu::checkEmbeddingBag, but offsets[0] is not read (torch's CUDA
-/// kernel starts the first bag at 0 whatever it says); waits for the
-/// stream to read the verdict.
-AOTI_SHIMS_CUDA_OP(Error, checkEmbeddingBag, const Tensor &indices,
-                   const Tensor &offsets, const EmbeddingBag &bag);
+/// One launch. Checks what cpu::checkEmbeddingBag checks but offsets[0]
+/// (torch's CUDA kernel starts the first bag at 0 whatever it says) as it
+/// reads them, without waiting: a bad index is skipped and a bad offset
+/// clamped, and the first is recorded (ops/checks.h); with
+/// AOTI_SHIMS_CUDA_CHECKS=sync the record is read back and the call fails.
 AOTI_SHIMS_CUDA_OP(Error, embeddingBag, const Tensor &output,
                    const Tensor &offset2bag, const Tensor &bagSize,
                    const Tensor &maxIndices, const Tensor &weight,

@@ -113,15 +113,16 @@ Error indexReduce(const Tensor &out, const Tensor &index, const Tensor &source,
 } // namespace cpu
 
 namespace cuda {
-/// As cpu::index, one thread per element; out-of-range indices are read
-/// back (one synchronisation of the stream) unless every index came from a
-/// mask.
+/// As cpu::index, one thread per element. An element whose index is out
+/// of range is zero and recorded (ops/checks.h): nothing waits, unless
+/// AOTI_SHIMS_CUDA_CHECKS=sync, which reads the record back (one
+/// synchronisation) and fails, when an index did not come from a mask.
 AOTI_SHIMS_CUDA_OP(Error, index, const Tensor &out, const Tensor &self,
                    const IndexPlan &plan);
 /// As cpu::indexPut, through a stable sort of the target offsets: the last
 /// write in row-major order wins, and accumulate sums each target's values
-/// in that order in float (double for float64) and rounds once. One
-/// synchronisation reads back the range check, as for index.
+/// in that order in float (double for float64) and rounds once. A put
+/// whose index is out of range is skipped and recorded, as for index.
 AOTI_SHIMS_CUDA_OP(Error, indexPut, const Tensor &out, const Tensor &values,
                    const std::vector<int64_t> &valueStrides,
                    const IndexPlan &plan, bool accumulate);
@@ -134,8 +135,8 @@ AOTI_SHIMS_CUDA_OP(Error, nonzeroStatic, const Tensor &out, const Tensor &self,
 /// As cpu::maskedSelect; the count is read back (one synchronisation).
 AOTI_SHIMS_CUDA_OP(Expected<Tensor>, maskedSelect, const Tensor &self,
                    const Tensor &mask);
-/// As cpu::maskedScatter; the number of true elements is read back to check
-/// it against source.numel() (one synchronisation).
+/// As cpu::maskedScatter, without waiting: true elements past the end of
+/// source keep self's value and are recorded (ops/checks.h).
 AOTI_SHIMS_CUDA_OP(Error, maskedScatter, const Tensor &out, const Tensor &mask,
                    const Tensor &source);
 /// As cpu::repeatInterleave. Without outputSize the total and the
@@ -144,8 +145,8 @@ AOTI_SHIMS_CUDA_OP(Error, maskedScatter, const Tensor &out, const Tensor &mask,
 AOTI_SHIMS_CUDA_OP(Expected<Tensor>, repeatInterleave, const Tensor &repeats,
                    const int64_t *outputSize);
 /// As cpu::indexReduce, through a stable sort of the index: each target
-/// reduces its sources in index order (the CPU's order and rounding). The
-/// range check is read back (one synchronisation).
+/// reduces its sources in index order (the CPU's order and rounding). An
+/// index out of range is skipped and recorded (ops/checks.h).
 AOTI_SHIMS_CUDA_OP(Error, indexReduce, const Tensor &out, const Tensor &index,
                    const Tensor &source, const IndexReducePlan &plan);
 } // namespace cuda

@@ -22,10 +22,13 @@
 //    conversion: a value the dtype cannot hold (300 into uint8, NaN into an
 //    integer, 1e39 into float32, 2 into bool) is refused as torch refuses
 //    it.
-// Then every index value is checked against out.size(dim) before out is
-// written (torch checks during its loop; failing first leaves out
-// untouched), self is copied into out (unless they are the same view), and
-// the device scatters. Dtypes: bool, uint8, int8, int16, int32, int64,
+// Then, on the CPU, every index value is checked against out.size(dim)
+// before out is written (torch checks during its loop; failing first
+// leaves out untouched); on CUDA the kernels check as they go, skipping
+// and recording a bad element without waiting (ops/checks.h), unless
+// AOTI_SHIMS_CUDA_CHECKS=sync, which checks first as the CPU does. self is
+// copied into out (unless they are the same view), and the device
+// scatters. Dtypes: bool, uint8, int8, int16, int32, int64,
 // float16, bfloat16, float32, float64 on both devices (torch's
 // ALL_TYPES_AND3(Bool, Half, BFloat16) dispatch, less complex); "mean" is
 // refused for bool (torch's CPU kernel has no bool mean, and its floor
@@ -42,9 +45,13 @@
 // unless unsafe, each row must sum to data.size(axis) (torch's checks);
 // either way they may not run past it, and offsets must not decrease or
 // leave [0, data.size(axis)] (torch does not check; its kernel would read
-// out of bounds). These few values are read on the host (from a CUDA
-// device: a copy that waits for the stream, as torch's min().item() and
-// sum().item() do) and turned into a table of segment bounds. initial is
+// out of bounds). On the CPU these values are checked and turned into a
+// table of segment bounds here. On CUDA they are never read back (torch's
+// min().item() and sum().item() wait; ours do not): the device scans
+// lengths into bounds and checks them, or reads offsets directly, and a
+// bad value is recorded and clamped (ops/checks.h; with
+// AOTI_SHIMS_CUDA_CHECKS=sync the call fails with these messages; of
+// offsets only those a non-empty result reads are checked). initial is
 // converted to data's dtype as c10 converts a Scalar (checked). The
 // result is a new contiguous tensor of data's sizes with axis replaced by
 // the segment count (torch's meta). Dtypes: float16, bfloat16, float32,
@@ -397,8 +404,7 @@ Expected<SegmentOp> parseSegmentReduce(const char *reduce) {
                         "or amin, got ", name);
 }
 
-// `t`'s values, row-major, as int64 on the host (int32 or int64 tensors;
-// a CUDA tensor is copied back, which waits for its stream).
+// `t`'s values, row-major, as int64 (a CPU tensor of int32 or int64).
 Expected<std::vector<int64_t>> hostIndexValues(const Tensor &t) {
   Expected<Tensor> host = Tensor::emptyContiguous(t.sizes(), t.dtype(), Device{});
   if (!host)
@@ -494,6 +500,27 @@ Error runSegmentReduce(DeviceType device, AtenTensorHandle dataHandle,
   problem.hasInitial = initial != nullptr;
   problem.initial = initial ? *initial : 0.0;
 
+  std::vector<int64_t> outSizes(data.sizes().begin(), data.sizes().end());
+  outSizes[axis] = problem.segments;
+  if (device == DeviceType::CUDA) {
+    Expected<Tensor> out = Tensor::emptyContiguous(outSizes, t, data.device());
+    if (!out)
+      return out.takeError();
+    Expected<Tensor> dense =
+        data.isContiguous() ? Expected<Tensor>(data) : cloneContiguous(data);
+    if (!dense)
+      return dense.takeError();
+    Expected<Tensor> segments =
+        seg.isContiguous() ? Expected<Tensor>(seg) : cloneContiguous(seg);
+    if (!segments)
+      return segments.takeError();
+    if (Error err = ops::cuda::segmentReduce(*out, *dense, *segments,
+                                             byOffsets, unsafe, problem))
+      return err;
+    *ret0 = toHandle(std::move(*out));
+    return Error::success();
+  }
+
   Expected<std::vector<int64_t>> values = hostIndexValues(seg);
   if (!values)
     return values.takeError();
@@ -530,8 +557,6 @@ Error runSegmentReduce(DeviceType device, AtenTensorHandle dataHandle,
                             "when !unsafe.");
   }
 
-  std::vector<int64_t> outSizes(data.sizes().begin(), data.sizes().end());
-  outSizes[axis] = problem.segments;
   Expected<Tensor> out = Tensor::emptyContiguous(outSizes, t, data.device());
   if (!out)
     return out.takeError();
@@ -553,10 +578,7 @@ Error runSegmentReduce(DeviceType device, AtenTensorHandle dataHandle,
       return table.takeError();
     if (Error err = copyTensor(*table, *hostBounds, /*nonBlocking=*/false))
       return err;
-    Error err = device == DeviceType::CPU
-                    ? ops::cpu::segmentReduce(*out, *dense, *table, problem)
-                    : ops::cuda::segmentReduce(*out, *dense, *table, problem);
-    if (err)
+    if (Error err = ops::cpu::segmentReduce(*out, *dense, *table, problem))
       return err;
   }
   *ret0 = toHandle(std::move(*out));

@@ -19,8 +19,9 @@
 //
 // segment_reduce lives here too (families.tsv puts it in this family): a
 // reduction of consecutive runs (segments) of `data` along an axis, the
-// runs given by lengths or offsets, which the entry point reads on the
-// host, checks and turns into a table of segment bounds (SegmentReduce).
+// runs given by lengths or offsets. On the CPU the entry point checks them
+// and turns them into a table of segment bounds (SegmentReduce); on CUDA
+// the device reads them itself, never waiting (ops/checks.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_OPS_SCATTER_H
@@ -103,16 +104,23 @@ Error segmentReduce(const Tensor &out, const Tensor &data, const Tensor &bounds,
 } // namespace cpu
 
 namespace cuda {
-/// As cpu::checkScatterIndex: a kernel finds the first bad element, and the
-/// host waits for the stream to read it.
+/// With AOTI_SHIMS_CUDA_CHECKS=sync, as cpu::checkScatterIndex (a kernel
+/// records a bad element, the host waits for the stream to read it); by
+/// default nothing, at once: cuda::scatter checks as it goes.
 AOTI_SHIMS_CUDA_OP(Error, checkScatterIndex, const Tensor &index,
                    const ScatterLines &lines);
-/// As cpu::scatter, on out's device and its current stream.
+/// As cpu::scatter, on out's device and its current stream. An element
+/// whose index is out of range is skipped and recorded (ops/checks.h).
 AOTI_SHIMS_CUDA_OP(Error, scatter, const Tensor &out, const Tensor &index,
                    const ScatterLines &lines, const ScatterWork &work);
-/// As cpu::segmentReduce: one thread per element of out.
+/// As cpu::segmentReduce, one thread per element of out, from `segments`:
+/// the lengths or offsets as given (contiguous [outer, width], int32 or
+/// int64, on data's device), never read back. Bad values (the entry
+/// point's CPU checks) are recorded and clamped (ops/checks.h); with
+/// AOTI_SHIMS_CUDA_CHECKS=sync the call then fails.
 AOTI_SHIMS_CUDA_OP(Error, segmentReduce, const Tensor &out, const Tensor &data,
-                   const Tensor &bounds, const SegmentReduce &problem);
+                   const Tensor &segments, bool byOffsets, bool unsafe,
+                   const SegmentReduce &problem);
 } // namespace cuda
 
 } // namespace aoti::shims::ops

@@ -7,8 +7,9 @@
 //    torch's searchsorted_pre_check, in its order: side is "left" or
 //    "right" and may not be "left" with right=True (side "right" with
 //    right=False searches right); all tensors on one device; sorter int64
-//    with the boundaries' sizes and every value in [0, size(-1)) (read back
-//    from a CUDA device, as torch's aminmax().item() does); a 0-d value only
+//    with the boundaries' sizes and every value in [0, size(-1)) (on CUDA
+//    checked by the search kernel without waiting, where torch's
+//    aminmax().item() waits: ops/checks.h); a 0-d value only
 //    with 1-d boundaries; boundaries not 0-d, and 1-d or with the values'
 //    leading dimensions. The values and boundaries are compared in torch's
 //    result_type of the two (a 0-d value or the Scalar, a wrapped double,
@@ -25,7 +26,9 @@
 //    CPU (floating dtypes: "histogram_cpu"): [min, max] in double, the
 //    data's [min, max] when they are equal and self is not empty (a NaN
 //    there makes the range non-finite and is refused), widened by 1 on
-//    each side when still equal, refused unless finite and min < max; the
+//    each side when still equal, refused unless finite and min < max (on
+//    CUDA the data's range is settled on the device, never read back, and
+//    a bad one recorded: ops/checks.h); the
 //    edges are then those of torch's linspace in self's dtype (min and max
 //    rounded to it). CUDA (uint8, int8, int16, int32, int64, float32,
 //    float64; float16 "is not supported" and bfloat16 has no kernel, as in
@@ -288,14 +291,11 @@ Error runSearch(DeviceType device, const char *op, const SearchArgs &a,
         " (supported: uint8, int8, int16, int32, int64, float16, bfloat16, "
         "float32, float64)");
 
-  if (a.sorter && a.sorter->numel() > 0) {
-    Error err = device == DeviceType::CPU
-                    ? ops::cpu::checkSorter(*a.sorter, length)
-                    : ops::cuda::checkSorter(*a.sorter, length);
-    if (err)
+  // On CUDA the search checks the sorter itself, without waiting.
+  if (device == DeviceType::CPU && a.sorter && a.sorter->numel() > 0)
+    if (Error err = ops::cpu::checkSorter(*a.sorter, length))
       return Error::failure("torch.searchsorted(): sorter index out of range (",
                             err.message(), ")");
-  }
 
   const ScalarType outType = a.outInt32 ? ScalarType::Int32 : ScalarType::Int64;
   const std::span<const int64_t> outSizes =
@@ -439,24 +439,28 @@ Error runHistc(DeviceType device, AtenTensorHandle selfHandle, int64_t bins,
       high = roundToDtype(high, t);
     }
   }
-  if (low == high && self.numel() > 0) {
-    Expected<ValueRange> range = device == DeviceType::CPU
-                                     ? ops::cpu::valueRange(self)
-                                     : ops::cuda::valueRange(self);
+  // The data's range: read on the CPU; on CUDA settled by the device,
+  // which also widens and checks it (ops/cuda/search.cu).
+  const bool fromDevice =
+      device == DeviceType::CUDA && low == high && self.numel() > 0;
+  if (device == DeviceType::CPU && low == high && self.numel() > 0) {
+    Expected<ValueRange> range = ops::cpu::valueRange(self);
     if (!range)
       return range.takeError();
     low = range->low;
     high = range->high;
   }
-  if (low == high) {
-    low -= 1;
-    high += 1;
+  if (!fromDevice) {
+    if (low == high) {
+      low -= 1;
+      high += 1;
+    }
+    if (!std::isfinite(low) || !std::isfinite(high))
+      return Error::failure("torch.histc: range of [", number(low), ", ",
+                            number(high), "] is not finite");
+    if (!(low < high))
+      return Error::failure("torch.histc: max must be larger than min");
   }
-  if (!std::isfinite(low) || !std::isfinite(high))
-    return Error::failure("torch.histc: range of [", number(low), ", ",
-                          number(high), "] is not finite");
-  if (!(low < high))
-    return Error::failure("torch.histc: max must be larger than min");
   if (device == DeviceType::CPU) {
     // linspace's endpoints: the bounds converted to self's dtype.
     if (overflows(low, t))
@@ -471,7 +475,7 @@ Error runHistc(DeviceType device, AtenTensorHandle selfHandle, int64_t bins,
       Tensor::emptyContiguous(std::span<const int64_t>(&bins, 1), t, self.device());
   if (!hist)
     return hist.takeError();
-  Histc problem{bins, low, high};
+  Histc problem{bins, low, high, fromDevice};
   Error err = device == DeviceType::CPU
                   ? ops::cpu::histc(*hist, self, problem)
                   : ops::cuda::histc(*hist, self, problem);

@@ -48,9 +48,12 @@ struct ValueRange {
 
 /// A histc once its range is settled: values in [low, high] (the high edge
 /// included) counted into `bins` bins of `hist` (contiguous, self's dtype).
+/// On CUDA the range may instead come from the data (fromData: min == max
+/// and self not empty), settled on the device.
 struct Histc {
   int64_t bins = 1;
   double low = 0.0, high = 1.0;
+  bool fromData = false;
 };
 
 namespace cpu {
@@ -85,14 +88,15 @@ Error histogramdd(const Tensor &hist, const Tensor &input, const Tensor *weight,
 } // namespace cpu
 
 namespace cuda {
+/// As cpu::searchSorted, and the sorter's check (cpu::checkSorter) in the
+/// same launch: a bad entry is recorded, not followed (ops/checks.h), and
+/// fails the call only with AOTI_SHIMS_CUDA_CHECKS=sync.
 AOTI_SHIMS_CUDA_OP(Error, searchSorted, const Tensor &out, const Tensor *input,
                    const Tensor &boundaries, const Tensor *sorter,
                    const SearchSorted &problem);
-/// As cpu::checkSorter; waits for the stream to read the verdict.
-AOTI_SHIMS_CUDA_OP(Error, checkSorter, const Tensor &sorter,
-                   int64_t boundaryLength);
-/// As cpu::valueRange; waits for the stream to read the result.
-AOTI_SHIMS_CUDA_OP(Expected<ValueRange>, valueRange, const Tensor &input);
+/// The histogram; with problem.fromData, over the data's range settled on
+/// the device (a range that is not finite is recorded, and the histogram
+/// stays zero), never read back.
 AOTI_SHIMS_CUDA_OP(Error, histc, const Tensor &hist, const Tensor &input,
                    const Histc &problem);
 } // namespace cuda

@@ -19,8 +19,9 @@
 //  - cpu::mode, cuda::mode: the most frequent value of each row;
 //  - cpu::median, cuda::median: the lower median of all elements.
 // ops/cpu/sort.cpp implements them with the standard algorithms,
-// ops/cuda/sort.cu with CUB's radix and segmented sorts (compiled only in
-// CUDA builds, ops/device.h).
+// ops/cuda/sort.cu with a bitonic sort in shared memory for rows of up to
+// 2048 elements and one CUB radix sort over all rows, keyed by (row, key),
+// for longer ones (compiled only in CUDA builds, ops/device.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_OPS_SORT_H

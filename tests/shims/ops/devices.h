@@ -102,6 +102,67 @@ private:
   void *stream_ = nullptr;
 };
 
+/// Captures what is enqueued on `stream` (which a stream guard made
+/// current) while it lives into a CUDA graph, in cudaStreamCaptureModeGlobal:
+/// any synchronisation, or any other call unsafe during a capture, fails
+/// the call that makes it and invalidates the capture, which finish() then
+/// reports. The graph's allocations (the results of the calls captured)
+/// are valid once replay() has run; free them before this goes. Without
+/// CUDA every step fails the test.
+class CudaGraphCapture {
+public:
+  explicit CudaGraphCapture(void *stream);
+  ~CudaGraphCapture();
+  CudaGraphCapture(const CudaGraphCapture &) = delete;
+  CudaGraphCapture &operator=(const CudaGraphCapture &) = delete;
+  /// Ends the capture and instantiates the graph; false (after a test
+  /// failure saying why) when the capture failed.
+  bool finish();
+  /// Launches the graph on the stream once and waits for it.
+  bool replay();
+
+private:
+  void *stream_ = nullptr;
+  void *graph_ = nullptr;
+  void *exec_ = nullptr;
+  bool capturing_ = false;
+};
+
+/// AOTI_SHIMS_CUDA_CHECKS=sync for a scope (the CUDA fallbacks then refuse
+/// bad indices synchronously, with the CPU's messages: docs/ops/checks.md),
+/// and the previous setting back after it.
+class SyncCudaChecks {
+public:
+  SyncCudaChecks() {
+    if (const char *old = std::getenv("AOTI_SHIMS_CUDA_CHECKS")) {
+      hadValue_ = true;
+      previous_ = old;
+    }
+    setenv("AOTI_SHIMS_CUDA_CHECKS", "sync", 1);
+  }
+  ~SyncCudaChecks() {
+    if (hadValue_)
+      setenv("AOTI_SHIMS_CUDA_CHECKS", previous_.c_str(), 1);
+    else
+      unsetenv("AOTI_SHIMS_CUDA_CHECKS");
+  }
+  SyncCudaChecks(const SyncCudaChecks &) = delete;
+  SyncCudaChecks &operator=(const SyncCudaChecks &) = delete;
+
+private:
+  bool hadValue_ = false;
+  std::string previous_;
+};
+
+/// What the CUDA fallbacks recorded on device 0 and did not report yet
+/// (aoti_shims_cuda_check_errors), or "" when nothing; forgets it.
+inline std::string takeCudaCheckError() {
+  aoti_shims_clear_last_error();
+  if (aoti_shims_cuda_check_errors(0) == AOTI_TORCH_SUCCESS)
+    return "";
+  return aoti_shims_last_error();
+}
+
 /// The fixture of a family's cases: the device under test, and tensors on it.
 class OpTest : public testing::TestWithParam<OpDevice> {
 protected:

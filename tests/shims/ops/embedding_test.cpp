@@ -366,6 +366,9 @@ TEST_P(EmbeddingOps, ManyBags) {
 }
 
 TEST_P(EmbeddingOps, Refusals) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   const Bags b = basicBags(0);
   TensorHandle weight = tensor(b.weight, {{10, 5}}, float32Type());
   TensorHandle indices = tensor(b.indices, {{12}}, int64Type());
@@ -468,6 +471,120 @@ TEST_P(EmbeddingOps, TheFirstOffsetIsReadAsTorchsKernelReadsIt) {
 
 INSTANTIATE_TEST_SUITE_P(, EmbeddingOps, testing::ValuesIn(devicesUnderTest()),
                          deviceName);
+
+// What only a GPU can show.
+class EmbeddingOnCuda : public OpTest {};
+INSTANTIATE_TEST_SUITE_P(, EmbeddingOnCuda,
+                         testing::ValuesIn(cudaDevicesUnderTest()), deviceName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(EmbeddingOnCuda);
+
+TEST_P(EmbeddingOnCuda, BadIndicesAndOffsetsAreRecordedWithoutWaiting) {
+  // By default a bad index is skipped (not counted) and a bad offset
+  // clamped; the first problem is reported by aoti_shims_cuda_check_errors.
+  (void)takeCudaCheckError();
+  const Bags b = basicBags(0);
+  TensorHandle weight = tensor(b.weight, {{10, 5}}, float32Type());
+  TensorHandle indices = tensor({1, 12, 4}, {{3}}, int64Type());
+  TensorHandle offsets = tensor({0, 2}, {{2}}, int64Type());
+  AtenTensorHandle r[4] = {};
+  ASSERT_SHIM_OK(aoti_torch_cuda__embedding_bag(
+      weight.get(), indices.get(), offsets.get(), 0, 0, 0, nullptr, 0, -1,
+      &r[0], &r[1], &r[2], &r[3]));
+  TensorHandle output(r[0]), offset2bag(r[1]), bagSize(r[2]), maxIndices(r[3]);
+  std::vector<double> expected;
+  for (int64_t f = 0; f < 5; ++f)
+    expected.push_back(b.weight[1 * 5 + f]); // bag 0: index 12 skipped
+  for (int64_t f = 0; f < 5; ++f)
+    expected.push_back(b.weight[4 * 5 + f]);
+  EXPECT_EQ(readTensor(output, float32Type()), expected);
+  EXPECT_EQ(readTensor(bagSize, int64Type()), (std::vector<double>{1, 1}));
+  EXPECT_NE(takeCudaCheckError().find("embedding_bag: Expected idx >= 0 && "
+                                      "idx < num_embeddings but found idx to "
+                                      "be 12"),
+            std::string::npos);
+  TensorHandle past = tensor({0, 5}, {{2}}, int32Type());
+  TensorHandle good32 = tensor({1, 2, 4}, {{3}}, int32Type());
+  ASSERT_SHIM_OK(aoti_torch_cuda__embedding_bag(
+      weight.get(), good32.get(), past.get(), 0, 0, 0, nullptr, 0, -1, &r[0],
+      &r[1], &r[2], &r[3]));
+  output = TensorHandle(r[0]);
+  offset2bag = TensorHandle(r[1]);
+  bagSize = TensorHandle(r[2]);
+  maxIndices = TensorHandle(r[3]);
+  // offsets[1] = 5 is clamped to 3: bag 0 holds every index, bag 1 none.
+  EXPECT_EQ(readTensor(bagSize, int32Type()), (std::vector<double>{3, 0}));
+  EXPECT_NE(takeCudaCheckError().find("offsets[1] = 5 is outside [0, 3]"),
+            std::string::npos);
+  EXPECT_EQ(takeCudaCheckError(), "");
+}
+
+TEST_P(EmbeddingOnCuda, CallsCaptureIntoACudaGraph) {
+  // A capture fails at the first synchronisation: _embedding_bag must not
+  // make one, in any mode.
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  {
+    const int64_t rows = 1000, d = 64, n = 4096, bags = 128;
+    std::vector<double> w, idx, off;
+    for (int64_t k = 0; k < rows * d; ++k)
+      w.push_back(static_cast<double>((k * 7) % 19 - 9) / 4);
+    for (int64_t k = 0; k < n; ++k)
+      idx.push_back(static_cast<double>((k * 13) % rows));
+    for (int64_t k = 0; k < bags; ++k)
+      off.push_back(static_cast<double>(k * n / bags));
+    off.push_back(static_cast<double>(n));
+    TensorHandle weight = tensor(w, {{rows, d}}, float32Type());
+    TensorHandle indices = tensor(idx, {{n}}, int64Type());
+    TensorHandle offsets = tensor(off, {{bags + 1}}, int64Type());
+    auto run = [&](TensorHandle (&r)[3][4]) {
+      for (int64_t mode = 0; mode < 3; ++mode) {
+        AtenTensorHandle h[4] = {};
+        ASSERT_SHIM_OK(aoti_torch_cuda__embedding_bag(
+            weight.get(), indices.get(), offsets.get(), 0, mode, 0, nullptr, 1,
+            -1, &h[0], &h[1], &h[2], &h[3]));
+        for (int k = 0; k < 4; ++k)
+          r[mode][k] = TensorHandle(h[k]);
+      }
+    };
+    TensorHandle eager[3][4];
+    run(eager);
+    CudaGraphCapture capture(stream.get());
+    TensorHandle captured[3][4];
+    run(captured);
+    ASSERT_TRUE(capture.finish());
+    ASSERT_TRUE(capture.replay());
+    for (int mode = 0; mode < 3; ++mode) {
+      EXPECT_EQ(readTensor(captured[mode][0], float32Type()),
+                readTensor(eager[mode][0], float32Type()))
+          << "output, mode " << mode;
+      for (int k = 1; k < 4; ++k)
+        EXPECT_EQ(readTensor(captured[mode][k], int64Type()),
+                  readTensor(eager[mode][k], int64Type()))
+            << "result " << k << ", mode " << mode;
+    }
+    EXPECT_EQ(takeCudaCheckError(), "");
+  }
+  {
+    // A bad index inside a graph: recorded at the replay, reported after.
+    TensorHandle weight = tensor({1, 2, 3, 4}, {{2, 2}}, float32Type());
+    TensorHandle indices = tensor({0, 7}, {{2}}, int64Type());
+    TensorHandle offsets = tensor({0}, {{1}}, int64Type());
+    CudaGraphCapture capture(stream.get());
+    AtenTensorHandle h[4] = {};
+    ASSERT_SHIM_OK(aoti_torch_cuda__embedding_bag(
+        weight.get(), indices.get(), offsets.get(), 0, 0, 0, nullptr, 0, -1,
+        &h[0], &h[1], &h[2], &h[3]));
+    TensorHandle r[4] = {TensorHandle(h[0]), TensorHandle(h[1]),
+                         TensorHandle(h[2]), TensorHandle(h[3])};
+    ASSERT_TRUE(capture.finish());
+    EXPECT_EQ(takeCudaCheckError(), "") << "nothing ran yet";
+    ASSERT_TRUE(capture.replay());
+    EXPECT_EQ(readTensor(r[0], float32Type()), (std::vector<double>{1, 2}));
+    EXPECT_NE(takeCudaCheckError().find("found idx to be 7"), std::string::npos);
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
 
 TEST(EmbeddingDevices, TheCudaEntryPointRefusesACpuTensor) {
   TensorHandle weight = makeTensor({1, 2}, {{1, 2}}, float32Type(), 0);

@@ -274,6 +274,9 @@ TEST_P(MaskedOps, ScatterConsumesSourceInOrder) {
 }
 
 TEST_P(MaskedOps, BadArgumentsAreRefused) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   const Dtype f = float32Type();
   TensorHandle self = tensor(patternValues(12, 1), {{3, 4}}, f);
   TensorHandle floatMask = tensor(std::vector<double>(12, 1.0), {{3, 4}}, f);
@@ -459,6 +462,166 @@ TEST_P(IndexSelectOnCuda, RunsOnTheStreamAGuardSets) {
         aoti_torch_cuda_masked_select(self.get(), mask.get(), sel.out()));
     expectSameValues(readTensor(sel, float32Type()),
                      std::vector<double>(820, 1.0), "masked_select");
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
+
+TEST_P(IndexSelectOnCuda, ASourceTooShortIsRecordedWithoutWaiting) {
+  // By default masked_scatter does not wait to count the mask: the true
+  // elements past the source's end keep self's value, and the problem is
+  // reported by aoti_shims_cuda_check_errors.
+  (void)takeCudaCheckError();
+  const Dtype f = float32Type();
+  const std::vector<double> v = patternValues(8, 1);
+  const std::vector<double> src = patternValues(3, 2);
+  TensorHandle self = tensor(v, {{8}}, f);
+  TensorHandle mask = tensor({1, 0, 1, 1, 0, 1, 1, 0}, {{8}}, boolType());
+  TensorHandle source = tensor(src, {{3}}, f);
+  TensorHandle out;
+  ASSERT_SHIM_OK(aoti_torch_cuda_masked_scatter(self.get(), mask.get(),
+                                                source.get(), out.out()));
+  const std::vector<double> expected = {src[0], v[1], src[1], src[2],
+                                        v[4],   v[5], v[6],   v[7]};
+  expectSameValues(readTensor(out, f), expected, "masked_scatter short source");
+  EXPECT_NE(takeCudaCheckError().find("Number of elements of source < number "
+                                      "of ones in mask (source has 3, mask "
+                                      "has 5)"),
+            std::string::npos);
+  EXPECT_EQ(takeCudaCheckError(), "");
+}
+
+TEST_P(IndexSelectOnCuda, MaskedScatterAndNonzeroStaticCaptureIntoACudaGraph) {
+  // masked_scatter and nonzero_static do not wait (nonzero, masked_select
+  // and repeat_interleave without output_size must: their result's size is
+  // the data's).
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  {
+    const Dtype f = float32Type();
+    std::vector<double> m(4096, 0.0);
+    for (size_t i = 0; i < m.size(); i += 3)
+      m[i] = 1.0;
+    TensorHandle self = tensor(patternValues(4096, 1), {{64, 64}}, f);
+    TensorHandle mask = tensor(m, {{64, 64}}, boolType());
+    TensorHandle source = tensor(patternValues(2000, 2), {{2000}}, f);
+    auto run = [&](TensorHandle (&r)[2]) {
+      ASSERT_SHIM_OK(aoti_torch_cuda_masked_scatter(self.get(), mask.get(),
+                                                    source.get(), r[0].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_nonzero_static(mask.get(), 2000, -1,
+                                                    r[1].out()));
+    };
+    TensorHandle eager[2];
+    run(eager);
+    CudaGraphCapture capture(stream.get());
+    TensorHandle captured[2];
+    run(captured);
+    ASSERT_TRUE(capture.finish());
+    ASSERT_TRUE(capture.replay());
+    expectSameValues(readTensor(captured[0], f), readTensor(eager[0], f),
+                     "masked_scatter");
+    expectSameValues(readTensor(captured[1], int64Type()),
+                     readTensor(eager[1], int64Type()), "nonzero_static");
+    EXPECT_EQ(takeCudaCheckError(), "");
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
+
+TEST_P(IndexSelectOnCuda, ABadIndexIsSkippedAndRecordedWithoutWaiting) {
+  // By default (no AOTI_SHIMS_CUDA_CHECKS) nothing is refused: the element
+  // of a bad index is zero (index) or skipped (index_put, index_reduce),
+  // and the first problem is reported by aoti_shims_cuda_check_errors.
+  (void)takeCudaCheckError();
+  const Dtype f = float32Type();
+  const std::vector<double> v = patternValues(12, 1);
+  const std::vector<double> src = patternValues(12, 2);
+  TensorHandle self = tensor(v, {{3, 4}}, f);
+  TensorHandle rows = tensor({2, 5, 0}, {{3}}, int64Type());
+  AtenTensorHandle raw = rows.get();
+  const AtenTensorHandle *ptrs[] = {&raw};
+  TensorHandle got;
+  ASSERT_SHIM_OK(aoti_torch_cuda_index_Tensor(self.get(), ptrs, 1, got.out()));
+  const std::vector<double> gathered = readTensor(got, f);
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_EQ(gathered[j], roundTrip(f, v[8 + j]));
+    EXPECT_EQ(gathered[4 + j], 0.0);
+    EXPECT_EQ(gathered[8 + j], roundTrip(f, v[j]));
+  }
+  EXPECT_NE(takeCudaCheckError().find(
+                "index 5 is out of bounds for dimension 0 with size 3"),
+            std::string::npos);
+  EXPECT_EQ(takeCudaCheckError(), "") << "a problem is reported once";
+
+  TensorHandle values = tensor(src, {{3, 4}}, f);
+  for (int32_t accumulate : {0, 1}) {
+    TensorHandle put;
+    ASSERT_SHIM_OK(aoti_torch_cuda_index_put(self.get(), ptrs, 1, values.get(),
+                                             accumulate, put.out()));
+    const std::vector<double> after = readTensor(put, f);
+    for (int j = 0; j < 4; ++j) {
+      const double to2 = accumulate ? v[8 + j] + src[j] : src[j];
+      const double to0 = accumulate ? v[j] + src[8 + j] : src[8 + j];
+      EXPECT_EQ(after[8 + j], roundTrip(f, to2)) << accumulate;
+      EXPECT_EQ(after[4 + j], roundTrip(f, v[4 + j])) << accumulate;
+      EXPECT_EQ(after[j], roundTrip(f, to0)) << accumulate;
+    }
+    EXPECT_NE(takeCudaCheckError().find("index 5 is out of bounds"),
+              std::string::npos);
+  }
+
+  TensorHandle reduced;
+  ASSERT_SHIM_OK(aoti_torch_cuda_index_reduce(
+      self.get(), 0, rows.get(), values.get(), "amax", 1, reduced.out()));
+  const std::vector<double> maxima = readTensor(reduced, f);
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_EQ(maxima[8 + j], roundTrip(f, std::max(v[8 + j], src[j])));
+    EXPECT_EQ(maxima[4 + j], roundTrip(f, v[4 + j]));
+    EXPECT_EQ(maxima[j], roundTrip(f, std::max(v[j], src[8 + j])));
+  }
+  EXPECT_NE(takeCudaCheckError().find(
+                "index out of range in self: index 5 but dimension 0 has size 3"),
+            std::string::npos);
+}
+
+TEST_P(IndexSelectOnCuda, IndexIndexPutAndIndexReduceCaptureIntoACudaGraph) {
+  // A capture fails at the first synchronisation: index, index_put and
+  // index_reduce must not make one.
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  {
+    const Dtype f = float32Type();
+    TensorHandle self = tensor(patternValues(64 * 8, 1), {{64, 8}}, f);
+    std::vector<double> targets;
+    for (int i = 0; i < 256; ++i)
+      targets.push_back((i * 5) % 64 - (i % 3 == 0 ? 64 : 0));
+    TensorHandle index = tensor(targets, {{256}}, int64Type());
+    std::vector<double> nonNegative;
+    for (double t : targets)
+      nonNegative.push_back(t < 0 ? t + 64 : t);
+    TensorHandle reduceIndex = tensor(nonNegative, {{256}}, int64Type());
+    TensorHandle values = tensor(patternValues(256 * 8, 2), {{256, 8}}, f);
+    AtenTensorHandle raw = index.get();
+    const AtenTensorHandle *ptrs[] = {&raw};
+    auto run = [&](TensorHandle (&r)[3]) {
+      ASSERT_SHIM_OK(aoti_torch_cuda_index_Tensor(self.get(), ptrs, 1, r[0].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_index_put(self.get(), ptrs, 1, values.get(),
+                                               1, r[1].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_index_reduce(self.get(), 0,
+                                                  reduceIndex.get(), values.get(),
+                                                  "mean", 1, r[2].out()));
+    };
+    TensorHandle eager[3];
+    run(eager);
+    CudaGraphCapture capture(stream.get());
+    TensorHandle captured[3];
+    run(captured);
+    ASSERT_TRUE(capture.finish());
+    ASSERT_TRUE(capture.replay());
+    for (int k = 0; k < 3; ++k)
+      expectSameValues(readTensor(captured[k], f), readTensor(eager[k], f),
+                       "captured op " + std::to_string(k));
+    EXPECT_EQ(takeCudaCheckError(), "");
   }
   ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
 }

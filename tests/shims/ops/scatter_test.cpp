@@ -366,6 +366,39 @@ TEST_P(ScatterOps, StridedOffsetAndBroadcastInputs) {
   check(c, int32Type(), Reduce::Prod, false, int32Type(), "strided");
 }
 
+TEST_P(ScatterOps, AnIndexExpandedAlongRowsReducesEveryColumn) {
+  // index [N, 1] expanded to [N, 64] (strides (1, 0)), the layout of
+  // scatter_reduce(x, 0, i.expand_as(src), src): CUDA numbers the elements
+  // with the column fastest (torch's TensorIterator order), and along dim
+  // otherwise; both must give the same sums.
+  Case c;
+  c.self = c.out = {{30, 64}};
+  c.src = {{500, 64}};
+  c.index = {{500, 64}, {1, 0}};
+  c.dim = 0;
+  c.selfValues = smallValues(30 * 64, 1, false);
+  c.srcValues = smallValues(500 * 64, 2, false);
+  const std::vector<double> rows = indexValues(500, 30, 3);
+  for (int64_t i = 0; i < 500; ++i)
+    for (int64_t j = 0; j < 64; ++j)
+      c.indexValues.push_back(rows[i]);
+  for (Reduce op : {Reduce::Sum, Reduce::Mean, Reduce::Amax})
+    check(c, float32Type(), op, true, int64Type(), "expanded index");
+  check(c, float32Type(), Reduce::Amin, false, int32Type(), "expanded index");
+  // The transpose: src [64, 500] scattered along dim 1, index (0, 1).
+  Case t;
+  t.self = t.out = {{64, 30}};
+  t.src = {{64, 500}};
+  t.index = {{64, 500}, {0, 1}};
+  t.dim = 1;
+  t.selfValues = smallValues(64 * 30, 4, false);
+  t.srcValues = smallValues(64 * 500, 5, false);
+  for (int64_t j = 0; j < 64; ++j)
+    for (int64_t i = 0; i < 500; ++i)
+      t.indexValues.push_back(rows[i]);
+  check(t, float32Type(), Reduce::Sum, true, int64Type(), "expanded columns");
+}
+
 TEST_P(ScatterOps, EveryReductionEveryDtype) {
   for (const Dtype &t : allDtypes())
     for (Reduce op : {Reduce::Sum, Reduce::Prod, Reduce::Mean, Reduce::Amax,
@@ -542,6 +575,9 @@ TEST_P(ScatterOps, ManyElementsAndHeavyCollisions) {
 }
 
 TEST_P(ScatterOps, BadArgumentsAreRefusedAndOutIsUntouched) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   const Dtype f = float32Type();
   TensorHandle self = tensor(smallValues(6, 1), {{2, 3}}, f);
   TensorHandle index = tensor({0, 1, 2, 1}, {{2, 2}}, int64Type());
@@ -804,6 +840,9 @@ TEST_P(SegmentReduceOps, NanAndEmptySegments) {
 }
 
 TEST_P(SegmentReduceOps, Refusals) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   TensorHandle data = tensor(smallValues(6, 1), {{6}}, float32Type());
   TensorHandle lengths = tensor({2, 4}, {{2}}, int64Type());
   TensorHandle offsets = tensor({0, 2, 6}, {{3}}, int64Type());

@@ -295,6 +295,9 @@ TEST_P(SearchOps, EmptyInputsAndManyValues) {
 }
 
 TEST_P(SearchOps, SearchRefusals) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   TensorHandle b = tensor(kSorted, {{10}}, float32Type());
   TensorHandle v = tensor({1, 2}, {{2}}, float32Type());
   AtenTensorHandle ret = reinterpret_cast<AtenTensorHandle>(0x1);
@@ -442,6 +445,9 @@ TEST_P(SearchOps, HistcManyValuesAndManyBins) {
 }
 
 TEST_P(SearchOps, HistcRefusals) {
+  // On CUDA, refusals of bad data are the synchronous checks' (by default
+  // they are recorded, not refused: the *OnCuda suites test that).
+  const SyncCudaChecks syncChecks;
   TensorHandle self = tensor({1, 2, std::nan("")}, {{3}}, float32Type());
   AtenTensorHandle ret = nullptr;
   EXPECT_SHIM_FAILS(histc()(self.get(), 0, 0, 1, &ret),
@@ -470,6 +476,92 @@ TEST_P(SearchOps, HistcRefusals) {
 
 INSTANTIATE_TEST_SUITE_P(, SearchOps, testing::ValuesIn(devicesUnderTest()),
                          deviceName);
+
+// What only a GPU can show.
+class SearchOnCuda : public OpTest {};
+INSTANTIATE_TEST_SUITE_P(, SearchOnCuda,
+                         testing::ValuesIn(cudaDevicesUnderTest()), deviceName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SearchOnCuda);
+
+TEST_P(SearchOnCuda, BadDataIsRecordedWithoutWaiting) {
+  // By default a bad sorter entry is not followed (the search reads the
+  // boundary at its own position) and a histc range from data holding a
+  // NaN counts nothing; both are reported by aoti_shims_cuda_check_errors.
+  (void)takeCudaCheckError();
+  TensorHandle b = tensor(kSorted, {{10}}, float32Type());
+  TensorHandle v = tensor(kProbes, {{12}}, float32Type());
+  TensorHandle badSorter =
+      tensor({0, 1, 2, 3, 4, 5, 6, 7, 8, 10}, {{10}}, int64Type());
+  AtenTensorHandle sh = badSorter.get();
+  TensorHandle out;
+  ASSERT_SHIM_OK(aoti_torch_cuda_searchsorted_Tensor(b.get(), v.get(), 0, 0,
+                                                     nullptr, &sh, out.out()));
+  for (double position : readTensor(out, int64Type())) {
+    EXPECT_GE(position, 0);
+    EXPECT_LE(position, 10);
+  }
+  EXPECT_NE(takeCudaCheckError().find("torch.searchsorted(): sorter index out "
+                                      "of range (sorter holds 10, outside "
+                                      "[0, 10))"),
+            std::string::npos);
+  TensorHandle nan = tensor({1, 2, std::nan("")}, {{3}}, float32Type());
+  TensorHandle hist;
+  ASSERT_SHIM_OK(aoti_torch_cuda_histc(nan.get(), 4, 0, 0, hist.out()));
+  EXPECT_EQ(readTensor(hist, float32Type()), (std::vector<double>(4, 0.0)));
+  EXPECT_NE(takeCudaCheckError().find("range of [nan, nan] is not finite"),
+            std::string::npos);
+  EXPECT_EQ(takeCudaCheckError(), "");
+}
+
+TEST_P(SearchOnCuda, CallsCaptureIntoACudaGraph) {
+  // A capture fails at the first synchronisation: searchsorted (with a
+  // sorter), bucketize and histc (with its range from the data) must not
+  // make one.
+  CudaStream stream;
+  CUDAStreamGuardHandle guard = nullptr;
+  ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream.get(), 0, &guard));
+  {
+    const std::vector<double> bd = {5, -1, 3, 0, 9, 2, 8, 7, 1};
+    TensorHandle b = tensor(bd, {{9}}, float32Type());
+    TensorHandle sorter = tensor({1, 3, 8, 5, 2, 0, 7, 6, 4}, {{9}}, int64Type());
+    TensorHandle sorted = tensor(kSorted, {{10}}, float32Type());
+    TensorHandle v = tensor(kProbes, {{12}}, float32Type());
+    std::vector<double> many;
+    for (int i = 0; i < 5000; ++i)
+      many.push_back((i * 37) % 101 - 50);
+    TensorHandle data = tensor(many, {{5000}}, int32Type());
+    TensorHandle floats = tensor(many, {{50, 100}, {1, 50}}, float32Type());
+    AtenTensorHandle sh = sorter.get();
+    auto run = [&](TensorHandle (&r)[4]) {
+      ASSERT_SHIM_OK(aoti_torch_cuda_searchsorted_Tensor(b.get(), v.get(), 0, 1,
+                                                         nullptr, &sh,
+                                                         r[0].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_bucketize_Tensor(v.get(), sorted.get(), 1,
+                                                      0, r[1].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_histc(data.get(), 7, 0, 0, r[2].out()));
+      ASSERT_SHIM_OK(aoti_torch_cuda_histc(floats.get(), 300, 3, 3, r[3].out()));
+    };
+    const Dtype types[4] = {int64Type(), int32Type(), int32Type(),
+                            float32Type()};
+    TensorHandle eager[4];
+    run(eager);
+    CudaGraphCapture capture(stream.get());
+    TensorHandle captured[4];
+    run(captured);
+    ASSERT_TRUE(capture.finish());
+    ASSERT_TRUE(capture.replay());
+    for (int k = 0; k < 4; ++k)
+      EXPECT_EQ(readTensor(captured[k], types[k]), readTensor(eager[k], types[k]))
+          << "captured op " << k;
+    // The data's range is [-50, 50]: 7 bins of int32 counts.
+    double total = 0;
+    for (double count : readTensor(eager[2], int32Type()))
+      total += count;
+    EXPECT_EQ(total, 5000);
+    EXPECT_EQ(takeCudaCheckError(), "");
+  }
+  ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
+}
 
 TEST(SearchDevices, TheCudaEntryPointsRefuseCpuTensors) {
   TensorHandle b = makeTensor({1, 2}, {{2}}, float32Type(), 0);

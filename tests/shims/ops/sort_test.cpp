@@ -17,15 +17,21 @@
 // torch.empty_like(self) under the fake tensor mode for sort (cases
 // worked out by hand from torch._prims_common's
 // compute_elementwise_output_logical_to_physical_perm), contiguous for the
-// others. Rows of 5000 and 3000 rows of 7 exercise CUDA's one-row radix
-// sort and its segmented sort.
+// others. CUDA sorts rows of up to 2048 elements in shared memory (rows of
+// up to 256 grouped several to a block) and longer ones with one radix sort
+// over all rows (a 128-bit key for 64-bit elements in several rows): the
+// *AroundTheCudaThresholds cases take rows just below and above each
+// boundary, k at its limits, in every dtype, and the shapes of the
+// benchmark (bench/gpu/fallbacks_vs_eager.py).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/devices.h"
 #include "torch_fallbacks.h" // the entry points shim.h does not declare
 
+#include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 
 namespace aoti::test {
 namespace {
@@ -75,6 +81,46 @@ std::vector<double> testValues(const Dtype &type, int64_t n, int seed,
   }
   return values;
 }
+
+// n values spread over much of `type`'s range (both signs, magnitudes far
+// apart, so that every digit of a radix sort's key varies), repeating with
+// period 1009 (ties in rows longer than that); floating ones also get NaN
+// and both zeros.
+std::vector<double> spreadValues(const Dtype &type, int64_t n, int seed) {
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = (i * 7919 + seed * 104729) % 1009;
+    double x = 0;
+    if (type.code == aoti_torch_dtype_bool())
+      x = static_cast<double>(v % 2);
+    else if (type.code == aoti_torch_dtype_uint8())
+      x = static_cast<double>(v % 256);
+    else if (type.code == aoti_torch_dtype_int8())
+      x = static_cast<double>(v % 256 - 128);
+    else if (type.code == aoti_torch_dtype_int16())
+      x = static_cast<double>((v - 504) * 61);
+    else if (type.code == aoti_torch_dtype_int32())
+      x = static_cast<double>((v - 504) * 4000003);
+    else if (type.code == aoti_torch_dtype_int64())
+      x = std::ldexp(static_cast<double>(v - 504), 44) + static_cast<double>(v);
+    else if (v % 97 == 3)
+      x = kNan;
+    else if (v % 89 == 5)
+      x = v % 2 ? -0.0 : 0.0;
+    else
+      x = (v % 2 ? -1.0 : 1.0) *
+          std::ldexp(1.0 + static_cast<double>(v % 7) / 8.0,
+                     static_cast<int>(v % 40) - 20);
+    values[static_cast<size_t>(i)] = roundTrip(type, x);
+  }
+  return values;
+}
+
+// (rows, length) pairs around CUDA's thresholds: 64 rows of 8 fill a
+// block, 65 spill into a second; 2048 is the longest row sorted in shared
+// memory, 2049 the shortest for the radix sort.
+const std::vector<std::pair<int64_t, int64_t>> kThresholdShapes = {
+    {65, 8}, {3, 2048}, {3, 2049}};
 
 // torch's order: NaN after every number; -0.0 and +0.0 equal.
 bool torchLess(double a, double b) {
@@ -500,6 +546,32 @@ TEST_P(SortOps, LongRowsAndManyShortRows) {
             float32Type(), 1, false);
 }
 
+TEST_P(SortOps, RowLengthsAroundTheCudaThresholds) {
+  for (const Dtype &type : dtypesWith({boolType()}))
+    for (bool descending : {false, true}) {
+      int seed = 0;
+      for (const auto &[rows, length] : kThresholdShapes)
+        checkSort(spreadValues(type, rows * length, ++seed), {{rows, length}},
+                  type, 1, descending);
+      // Along a strided dimension, both sides of the threshold.
+      checkSort(spreadValues(type, 2048 * 3, 4), {{2048, 3}}, type, 0,
+                descending);
+      checkSort(spreadValues(type, 2049 * 2, 5), {{2049, 2}}, type, 0,
+                descending);
+      checkSort(testValues(type, 2 * 2049, 6, true), {{2, 2049}}, type, 1,
+                descending); // many ties
+    }
+  for (const Dtype &type : {float32Type(), int64Type(), float16Type()})
+    for (int64_t length : {1, 2, 3, 255, 256, 257, 511, 512, 513, 1000, 2047})
+      for (bool descending : {false, true})
+        checkSort(spreadValues(type, 5 * length, 7), {{5, length}}, type, -1,
+                  descending);
+  // The benchmark's shapes: a sampling head's vocabulary, and a shorter one.
+  const Dtype f = float32Type();
+  checkSort(spreadValues(f, 8 * 2000, 8), {{8, 2000}}, f, -1, true);
+  checkSort(spreadValues(f, 8 * 32000, 9), {{8, 32000}}, f, -1, true);
+}
+
 TEST_P(SortOps, SortStableAnyStableFlagIsTheStableSort) {
   const Dtype f = float32Type();
   const std::vector<double> v = testValues(f, 3 * 40, 6, true);
@@ -566,6 +638,23 @@ TEST_P(TopkOps, LongRowsAndManyShortRows) {
             float64Type(), 5, 1, true); // enough for the CPU's threads
 }
 
+TEST_P(TopkOps, KAtItsLimitsAroundTheCudaThresholds) {
+  for (const Dtype &type : dtypesWith({}))
+    for (bool largest : {true, false})
+      for (const auto &[rows, length] : kThresholdShapes)
+        for (int64_t k : {int64_t{1}, length - 1, length})
+          checkTopk(spreadValues(type, rows * length, static_cast<int>(k)),
+                    {{rows, length}}, type, k, 1, largest);
+  // The benchmark's shapes: an MoE router's top 2 of 8 experts, a sampling
+  // head's top 50 of 32000 tokens, a kNN head's 5 nearest of 1000.
+  const Dtype f = float32Type();
+  checkTopk(spreadValues(f, 512 * 8, 1), {{512, 8}}, f, 2, -1, true);
+  checkTopk(spreadValues(f, 8 * 32000, 2), {{8, 32000}}, f, 50, -1, true);
+  checkTopk(spreadValues(f, 64 * 1000, 3), {{64, 1000}}, f, 5, -1, false);
+  // Along a strided dimension past the threshold.
+  checkTopk(spreadValues(f, 3000 * 3, 4), {{3000, 3}}, f, 10, 0, true);
+}
+
 INSTANTIATE_TEST_SUITE_P(, TopkOps, testing::ValuesIn(devicesUnderTest()),
                          deviceName);
 
@@ -615,6 +704,14 @@ TEST_P(KthvalueOps, StridedZeroDimEmptyAndLong) {
     checkKthvalue(testValues(type, 7 * 3000, 4, true), {{7, 3000}}, type, 4, 0,
                   false);
   }
+}
+
+TEST_P(KthvalueOps, KAtItsLimitsAroundTheCudaThresholds) {
+  for (const Dtype &type : dtypesWith({}))
+    for (const auto &[rows, length] : kThresholdShapes)
+      for (int64_t k : {int64_t{1}, (length + 1) / 2, length})
+        checkKthvalue(spreadValues(type, rows * length, static_cast<int>(k)),
+                      {{rows, length}}, type, k, 1, k == 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(, KthvalueOps, testing::ValuesIn(devicesUnderTest()),
@@ -723,6 +820,19 @@ TEST_P(ModeOps, StridedZeroDimEmptyAndLong) {
     checkMode(testValues(type, 7 * 3000, 3, true), {{7, 3000}}, type, 0, true);
   }
   checkMode(testValues(i, 3000 * 30, 4), {{3000, 30}}, i, 1, false); // threads
+}
+
+TEST_P(ModeOps, RowLengthsAroundTheCudaThresholds) {
+  for (const Dtype &type : dtypesWith({boolType()})) {
+    int seed = 0;
+    for (const auto &[rows, length] : kThresholdShapes) {
+      // Many values tie for most frequent (the smallest wins), or few do.
+      checkMode(spreadValues(type, rows * length, ++seed), {{rows, length}},
+                type, 1, false);
+      checkMode(testValues(type, rows * length, ++seed, true), {{rows, length}},
+                type, -1, true);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(, ModeOps, testing::ValuesIn(devicesUnderTest()),

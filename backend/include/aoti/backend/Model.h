@@ -192,7 +192,10 @@ public:
   /// the run is captured and, on failure, becomes part of the error.
   Expected<OutputSet> run(const DeviceInputs &Inputs, void *Stream,
                           bool CaptureDiagnostics = true);
-  /// Copies outputs to the host, as dense C-order tensors. Synchronous.
+  /// Copies outputs to the host, as dense C-order tensors. Synchronous. On
+  /// CUDA it then reports the problems a fallback op recorded on the device
+  /// instead of refusing them (aoti_shims_cuda_check_errors;
+  /// docs/ops/checks.md) as a RunFailed error.
   Expected<std::vector<HostTensor>> download(const OutputSet &Outputs,
                                              void *Stream);
   /// Copies each output slot into a buffer the caller owns on the model's

@@ -15,18 +15,24 @@
 // All is deterministic: no atomics, each output element has one writer.
 // Memory traffic is one read of each selected weight element; reads of a
 // warp are 32 consecutive features of one row, coalesced when weight's
-// rows are contiguous. bag_size is zeroed first (its slot past the last
-// bag, there with include_last_offset, stays 0) and so is offset2bag when
-// there is no bag to cover the indices.
+// rows are contiguous. The (bag 0, feature 0) thread zeroes bag_size's
+// slot past the last bag (there with include_last_offset), so one launch
+// is the whole call; offset2bag is zeroed instead when there is no bag to
+// cover the indices.
 //
-// checkEmbeddingBag: one kernel flags the first index outside [0,
-// numWeights) and the first used offset (offsets[1..numBags-1], the ones
-// torch's kernel reads) out of range or below its predecessor; the host
-// reads the flags back, waiting for the stream.
+// The checks are the kernel's own and never wait (ops/checks.h): the
+// feature-0 thread of bag b >= 1 checks offsets[b] (the offsets torch's
+// kernel reads) against [0, indices.numel()] and offsets[b - 1], and every
+// thread checks each index it reads against [0, num_weights). A bad one is
+// recorded; a bag's bounds are clamped into [0, indices.numel()] with end
+// >= begin, and an index out of range is skipped (not counted), so nothing
+// is read out of bounds. With AOTI_SHIMS_CUDA_CHECKS=sync the record is
+// read back after the launch (one synchronisation) and the call fails.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/embedding.h"
 
+#include "ops/cuda/checks.cuh"
 #include "ops/cuda/element.cuh"
 
 #include <type_traits>
@@ -34,44 +40,9 @@
 namespace aoti::shims::ops::cuda {
 namespace {
 
-template <typename I> __device__ inline int64_t at(const void *data, int64_t k) {
-  return static_cast<int64_t>(static_cast<const I *>(data)[k]);
-}
-
-__device__ inline int64_t indexAt(const void *data, bool wide, int64_t k) {
-  return wide ? at<int64_t>(data, k) : at<int32_t>(data, k);
-}
-
-struct CheckArgs {
-  const void *indices;
-  const void *offsets;
-  bool indicesWide, offsetsWide;
-  int64_t numIndices, numBags, numWeights;
-};
-
-// flags[0]: ~(first bad index position); flags[1]: ~(first bad offset).
-__global__ void checkKernel(CheckArgs a, unsigned long long *flags) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t total = a.numIndices > a.numBags ? a.numIndices : a.numBags;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       k < total; k += step) {
-    if (k < a.numIndices) {
-      const int64_t v = indexAt(a.indices, a.indicesWide, k);
-      if (v < 0 || v >= a.numWeights)
-        atomicMax(flags, ~static_cast<unsigned long long>(k));
-    }
-    if (k >= 1 && k < a.numBags) {
-      const int64_t o = indexAt(a.offsets, a.offsetsWide, k);
-      const bool bad = o < 0 || o > a.numIndices ||
-                       (k >= 2 && o < indexAt(a.offsets, a.offsetsWide, k - 1));
-      if (bad)
-        atomicMax(flags + 1, ~static_cast<unsigned long long>(k));
-    }
-  }
-}
-
 struct BagArgs {
-  int64_t numIndices, numBags, features;
+  int64_t numIndices, numBags, features, numWeights;
+  int64_t bagSizeCount; // bag_size's length: numBags, or one more
   int64_t stride0, stride1;
   int64_t paddingIdx;
   int32_t mode;
@@ -89,19 +60,29 @@ constexpr unsigned kFeatureThreads = 32, kBagThreads = 8;
 template <typename W, typename I, typename O>
 __global__ void bagKernel(W *output, I *offset2bag, I *bagSize, I *maxIndices,
                           const W *weight, const I *indices, const O *offsets,
-                          const W *perSampleWeights, BagArgs a) {
+                          const W *perSampleWeights, BagArgs a,
+                          DeviceCheck *check) {
   using Acc = typename AccOf<W>::type;
   const int64_t chunksPerBag = (a.features + blockDim.x - 1) / blockDim.x;
   const int64_t chunks = a.numBags * chunksPerBag;
+  if (blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0)
+    for (int64_t b = a.numBags; b < a.bagSizeCount; ++b)
+      bagSize[b] = 0;
   for (int64_t chunk = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
        chunk < chunks; chunk += static_cast<int64_t>(gridDim.x) * blockDim.y) {
     const int64_t feature = (chunk % chunksPerBag) * blockDim.x + threadIdx.x;
     if (feature >= a.features)
       continue;
     const int64_t bag = chunk / chunksPerBag;
-    const int64_t begin = bag == 0 ? 0 : static_cast<int64_t>(offsets[bag]);
-    const int64_t end =
+    int64_t begin = bag == 0 ? 0 : static_cast<int64_t>(offsets[bag]);
+    int64_t end =
         bag < a.numBags - 1 ? static_cast<int64_t>(offsets[bag + 1]) : a.numIndices;
+    if (feature == 0 && bag >= 1 &&
+        (begin < 0 || begin > a.numIndices ||
+         (bag >= 2 && begin < static_cast<int64_t>(offsets[bag - 1]))))
+      recordCheck(check, CheckKind::EmbeddingOffset, begin, bag, a.numIndices);
+    begin = begin < 0 ? 0 : (begin > a.numIndices ? a.numIndices : begin);
+    end = end < begin ? begin : (end > a.numIndices ? a.numIndices : end);
     const W *column = weight + feature * a.stride1;
     Acc acc = 0;
     int64_t count = 0;
@@ -110,6 +91,10 @@ __global__ void bagKernel(W *output, I *offset2bag, I *bagSize, I *maxIndices,
       const int64_t row = static_cast<int64_t>(indices[i]);
       if (feature == 0)
         offset2bag[i] = static_cast<I>(bag);
+      if (row < 0 || row >= a.numWeights) {
+        recordCheck(check, CheckKind::EmbeddingIndex, row);
+        continue;
+      }
       if (row == a.paddingIdx)
         continue;
       const Acc value = static_cast<Acc>(load(column[row * a.stride0]));
@@ -143,7 +128,7 @@ Error launchBags(const OnStream &on, const Tensor &output,
                  const Tensor &offset2bag, const Tensor &bagSize,
                  const Tensor &maxIndices, const Tensor &weight,
                  const Tensor &indices, const Tensor &offsets,
-                 const Tensor *psw, const BagArgs &a) {
+                 const Tensor *psw, const BagArgs &a, DeviceCheck *check) {
   const int64_t chunks =
       a.numBags * ((a.features + kFeatureThreads - 1) / kFeatureThreads);
   int64_t grid = (chunks + kBagThreads - 1) / kBagThreads;
@@ -159,7 +144,7 @@ Error launchBags(const OnStream &on, const Tensor &output,
       static_cast<const W *>(weight.data()),
       static_cast<const I *>(indices.data()),
       static_cast<const O *>(offsets.data()),
-      psw ? static_cast<const W *>(psw->data()) : nullptr, a);
+      psw ? static_cast<const W *>(psw->data()) : nullptr, a, check);
   return on.launched("_embedding_bag kernel launch");
 }
 
@@ -168,78 +153,17 @@ Error launchWithOffsets(const OnStream &on, const Tensor &output,
                         const Tensor &offset2bag, const Tensor &bagSize,
                         const Tensor &maxIndices, const Tensor &weight,
                         const Tensor &indices, const Tensor &offsets,
-                        const Tensor *psw, const BagArgs &a) {
+                        const Tensor *psw, const BagArgs &a,
+                        DeviceCheck *check) {
   if (offsets.dtype() == ScalarType::Int32)
     return launchBags<W, I, int32_t>(on, output, offset2bag, bagSize,
-                                     maxIndices, weight, indices, offsets, psw, a);
+                                     maxIndices, weight, indices, offsets, psw,
+                                     a, check);
   return launchBags<W, I, int64_t>(on, output, offset2bag, bagSize, maxIndices,
-                                   weight, indices, offsets, psw, a);
+                                   weight, indices, offsets, psw, a, check);
 }
 
 } // namespace
-
-Error checkEmbeddingBag(const Tensor &indices, const Tensor &offsets,
-                        const EmbeddingBag &bag) {
-  const int64_t total =
-      bag.numIndices > bag.numBags ? bag.numIndices : bag.numBags;
-  if (total == 0)
-    return Error::success();
-  OnStream on(indices);
-  if (Error err = on.takeStatus())
-    return err;
-  const int64_t two = 2;
-  Expected<Tensor> flags = Tensor::emptyContiguous(
-      std::span<const int64_t>(&two, 1), ScalarType::Int64, indices.device());
-  if (!flags)
-    return flags.takeError();
-  auto *flagData = static_cast<unsigned long long *>(flags->data());
-  if (Error err = shims::cuda::zeroBytes(flagData, 2 * sizeof(int64_t), on.device()))
-    return err;
-  CheckArgs a{indices.data(), offsets.data(),
-              indices.dtype() == ScalarType::Int64,
-              offsets.dtype() == ScalarType::Int64, bag.numIndices,
-              bag.numBags, bag.numWeights};
-  checkKernel<<<blocksFor(total), kThreadsPerBlock, 0, on.stream()>>>(a, flagData);
-  if (Error err = on.launched("_embedding_bag check launch"))
-    return err;
-  unsigned long long found[2] = {0, 0};
-  if (Error err = shims::cuda::copyBytes(found, flagData, sizeof(found), on.device()))
-    return err;
-  if (Error err = shims::cuda::synchronize(on.device()))
-    return err;
-  // The offending value, read back from its tensor.
-  auto valueAt = [&](const Tensor &t, int64_t k) -> Expected<int64_t> {
-    const char *p = static_cast<const char *>(t.data()) + k * t.itemSize();
-    int64_t value = 0;
-    int32_t narrow = 0;
-    const bool wide = t.dtype() == ScalarType::Int64;
-    if (Error err = shims::cuda::copyBytes(wide ? static_cast<void *>(&value)
-                                                : static_cast<void *>(&narrow),
-                                           p, t.itemSize(), on.device()))
-      return err;
-    if (Error err = shims::cuda::synchronize(on.device()))
-      return err;
-    return wide ? value : static_cast<int64_t>(narrow);
-  };
-  if (found[1] != 0) {
-    const int64_t k = static_cast<int64_t>(~found[1]);
-    Expected<int64_t> v = valueAt(offsets, k);
-    if (!v)
-      return v.takeError();
-    return Error::failure("offsets[", k, "] = ", *v,
-                          " is outside [0, ", bag.numIndices,
-                          "] or below offsets[", k - 1, "] (offsets must not "
-                          "decrease)");
-  }
-  if (found[0] != 0) {
-    Expected<int64_t> v = valueAt(indices, static_cast<int64_t>(~found[0]));
-    if (!v)
-      return v.takeError();
-    return Error::failure("embedding_bag: Expected idx >= 0 && idx < "
-                          "num_embeddings but found idx to be ", *v);
-  }
-  return Error::success();
-}
 
 Error embeddingBag(const Tensor &output, const Tensor &offset2bag,
                    const Tensor &bagSize, const Tensor &maxIndices,
@@ -249,34 +173,43 @@ Error embeddingBag(const Tensor &output, const Tensor &offset2bag,
   OnStream on(weight);
   if (Error err = on.takeStatus())
     return err;
-  if (Error err = shims::cuda::zeroBytes(bagSize.data(),
-                                         bagSize.numel() * bagSize.itemSize(),
-                                         on.device()))
-    return err;
   if (bag.numBags == 0 || bag.features == 0) {
     // No (bag, feature) thread runs: torch leaves offset2bag and bag_size
-    // unset then; ours are zeros. output and max_indices are empty.
+    // unset then; ours are zeros. output and max_indices are empty. No
+    // index or offset is read, so none is checked.
+    if (Error err = shims::cuda::zeroBytes(
+            bagSize.data(), bagSize.numel() * bagSize.itemSize(), on.device()))
+      return err;
     return shims::cuda::zeroBytes(offset2bag.data(),
                                   offset2bag.numel() * offset2bag.itemSize(),
                                   on.device());
   }
-  BagArgs a{bag.numIndices, bag.numBags,  bag.features,
-            weight.strides()[0], weight.strides()[1], bag.paddingIdx,
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
+  BagArgs a{bag.numIndices,      bag.numBags,
+            bag.features,        bag.numWeights,
+            bagSize.numel(),     weight.strides()[0],
+            weight.strides()[1], bag.paddingIdx,
             static_cast<int32_t>(bag.mode)};
-  return visitDtype(weight.dtype(), "_embedding_bag", [&]<typename W>() -> Error {
-    if constexpr (!kIsWeightType<W>) {
-      return Error::failure("_embedding_bag has no CUDA kernel for ",
-                            dtypeName(weight.dtype()));
-    } else {
-      if (indices.dtype() == ScalarType::Int32)
-        return launchWithOffsets<W, int32_t>(on, output, offset2bag, bagSize,
-                                             maxIndices, weight, indices,
-                                             offsets, perSampleWeights, a);
-      return launchWithOffsets<W, int64_t>(on, output, offset2bag, bagSize,
-                                           maxIndices, weight, indices, offsets,
-                                           perSampleWeights, a);
-    }
-  });
+  Error launched =
+      visitDtype(weight.dtype(), "_embedding_bag", [&]<typename W>() -> Error {
+        if constexpr (!kIsWeightType<W>) {
+          return Error::failure("_embedding_bag has no CUDA kernel for ",
+                                dtypeName(weight.dtype()));
+        } else {
+          if (indices.dtype() == ScalarType::Int32)
+            return launchWithOffsets<W, int32_t>(
+                on, output, offset2bag, bagSize, maxIndices, weight, indices,
+                offsets, perSampleWeights, a, *check);
+          return launchWithOffsets<W, int64_t>(
+              on, output, offset2bag, bagSize, maxIndices, weight, indices,
+              offsets, perSampleWeights, a, *check);
+        }
+      });
+  if (launched)
+    return launched;
+  return verdictIfSync(on);
 }
 
 } // namespace aoti::shims::ops::cuda

@@ -23,15 +23,20 @@
 //    whose position starts a run reduces that run in index order, with the
 //    CPU's per-step rounding, so both devices give the same bits.
 //
-// Range checks (and only they) make these ops wait: a kernel records the
-// first out-of-range index in a device word, which is read back (one
-// synchronisation of the current stream) before anything is sorted or
-// returned. Indices that came from a mask's nonzero() are in range by
-// construction; an index with only such operands does not wait.
+// Range checks never wait (ops/checks.h): an index out of range is not
+// dereferenced. index writes zero bits for its element; index_put and
+// index_reduce give it a sentinel key past every real target, which sorts
+// last and is skipped. The first one met is recorded in the device's
+// DeviceCheck. With AOTI_SHIMS_CUDA_CHECKS=sync the record is read back
+// (one synchronisation of the current stream) before anything is sorted
+// or returned, and the call fails with torch's message. Indices that came
+// from a mask's nonzero() are in range by construction: an index with only
+// such operands reads nothing back.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/index.h"
 
+#include "ops/cuda/checks.cuh"
 #include "ops/cuda/index_common.cuh"
 
 #include <type_traits>
@@ -55,6 +60,7 @@ struct IndexArgs {
   int64_t indexStrides[kMaxIndices][kMaxDims];
   int64_t indexSize[kMaxIndices];
   int64_t indexStride[kMaxIndices];
+  int64_t indexDim[kMaxIndices]; // for the record of a bad value
   int32_t indexInt32[kMaxIndices];
 };
 
@@ -83,6 +89,7 @@ Expected<IndexArgs> indexArgs(const IndexPlan &plan,
       a.indexStrides[k][d] = op.strides[d];
     a.indexSize[k] = op.size;
     a.indexStride[k] = op.stride;
+    a.indexDim[k] = op.dim;
     a.indexInt32[k] = op.index.dtype() == ScalarType::Int32;
   }
   return a;
@@ -96,9 +103,10 @@ bool needsRangeCheck(const IndexPlan &plan) {
 }
 
 // The indexed tensor's offset of element `linear` (base) and its offset in
-// the other operand; false (after reporting) for an index out of range.
+// the other operand (always set); false (after recording it) for an index
+// out of range.
 __device__ bool planOffset(const IndexArgs &a, int64_t linear, int64_t &base,
-                           int64_t &other, RangeError *err) {
+                           int64_t &other, DeviceCheck *check) {
   int64_t coord[kMaxDims];
   base = 0;
   other = 0;
@@ -119,7 +127,7 @@ __device__ bool planOffset(const IndexArgs &a, int64_t linear, int64_t &base,
                       : static_cast<const long long *>(a.index[k])[at];
     const long long size = a.indexSize[k];
     if (v < -size || v >= size) {
-      reportRange(err, k, v);
+      recordCheck(check, CheckKind::IndexOutOfBounds, v, a.indexDim[k], size);
       return false;
     }
     if (v < 0)
@@ -129,24 +137,28 @@ __device__ bool planOffset(const IndexArgs &a, int64_t linear, int64_t &base,
   return true;
 }
 
+// An element whose index is out of range reads nothing and is zero.
 template <typename W>
 __global__ void indexKernel(W *out, const W *self, IndexArgs a,
-                            RangeError *err) {
+                            DeviceCheck *check) {
   for (int64_t i = firstItem(); i < a.numel; i += itemStep()) {
     int64_t at = 0, outAt = 0;
-    if (planOffset(a, i, at, outAt, err))
-      out[outAt] = self[at];
+    const bool inRange = planOffset(a, i, at, outAt, check);
+    out[outAt] = inRange ? self[at] : W(0);
   }
 }
 
-// index_put, pass 1: each put's target offset and its position.
+// index_put, pass 1: each put's target offset and its position; a put
+// whose index is out of range gets `sentinel` (past every offset).
 __global__ void putTargetsKernel(IndexArgs a, unsigned long long *keys,
-                                 long long *positions, RangeError *err) {
+                                 long long *positions,
+                                 unsigned long long sentinel,
+                                 DeviceCheck *check) {
   for (int64_t i = firstItem(); i < a.numel; i += itemStep()) {
     int64_t at = 0, valueAt = 0;
-    keys[i] = planOffset(a, i, at, valueAt, err)
+    keys[i] = planOffset(a, i, at, valueAt, check)
                   ? static_cast<unsigned long long>(at)
-                  : 0ull;
+                  : sentinel;
     positions[i] = i;
   }
 }
@@ -155,9 +167,10 @@ __global__ void putTargetsKernel(IndexArgs a, unsigned long long *keys,
 template <typename W>
 __global__ void putLastKernel(W *out, const W *values, ViewArgs valueView,
                               const unsigned long long *keys,
-                              const long long *positions, int64_t n) {
+                              const long long *positions, int64_t n,
+                              unsigned long long sentinel) {
   for (int64_t p = firstItem(); p < n; p += itemStep()) {
-    if (p + 1 < n && keys[p + 1] == keys[p])
+    if (keys[p] == sentinel || (p + 1 < n && keys[p + 1] == keys[p]))
       continue;
     out[keys[p]] = values[offsetIn(valueView, positions[p])];
   }
@@ -187,11 +200,12 @@ template <typename A, typename V> __device__ A accumulateAdd(A acc, V value) {
 template <typename T>
 __global__ void putSumKernel(T *out, const T *values, ViewArgs valueView,
                              const unsigned long long *keys,
-                             const long long *positions, int64_t n) {
+                             const long long *positions, int64_t n,
+                             unsigned long long sentinel) {
   using A = typename PutAccumulator<T>::type;
   for (int64_t p = firstItem(); p < n; p += itemStep()) {
     const unsigned long long key = keys[p];
-    if (p > 0 && keys[p - 1] == key)
+    if (key == sentinel || (p > 0 && keys[p - 1] == key))
       continue;
     A acc = static_cast<A>(load(out[key]));
     for (int64_t q = p; q < n && keys[q] == key; ++q)
@@ -200,51 +214,66 @@ __global__ void putSumKernel(T *out, const T *values, ViewArgs valueView,
   }
 }
 
-// Sorts (key, position) pairs by the low `bits` of the key, stably.
-struct SortedPairs {
-  Tensor keys;
-  Tensor positions;
+// The (key, position) pairs of index_put and index_reduce, their sorted
+// copies and CUB's sort temporary, in one allocation (a small call's cost
+// is mostly its launches and allocations).
+class SortBuffers {
+public:
+  static Expected<SortBuffers> make(int64_t n, int bits, const OnStream &on,
+                                    const Device &device) {
+    size_t tempBytes = 0;
+    if (Error err = shims::cuda::checkCuda(
+            cub::DeviceRadixSort::SortPairs(
+                nullptr, tempBytes,
+                static_cast<const unsigned long long *>(nullptr),
+                static_cast<unsigned long long *>(nullptr),
+                static_cast<const long long *>(nullptr),
+                static_cast<long long *>(nullptr), n, 0, bits, on.stream()),
+            "cub::DeviceRadixSort::SortPairs"))
+      return err;
+    // CUB's temporary first, where the allocation's alignment is.
+    const size_t pairsAt = (tempBytes + 255) / 256 * 256;
+    Expected<Tensor> all =
+        scratch(pairsAt + 4 * static_cast<size_t>(n) * 8, device);
+    if (!all)
+      return all.takeError();
+    return SortBuffers(std::move(*all), n, bits, tempBytes, pairsAt);
+  }
+  unsigned long long *keys() const { return words(0); }
+  long long *positions() const {
+    return reinterpret_cast<long long *>(words(1));
+  }
+  const unsigned long long *sortedKeys() const { return words(2); }
+  const long long *sortedPositions() const {
+    return reinterpret_cast<const long long *>(words(3));
+  }
+  /// Sorts the pairs by the low `bits` of the key, stably.
+  Error sort(const OnStream &on) const {
+    size_t bytes = tempBytes_;
+    return shims::cuda::checkCuda(
+        cub::DeviceRadixSort::SortPairs(
+            all_.data(), bytes, static_cast<const unsigned long long *>(keys()),
+            words(2), static_cast<const long long *>(positions()),
+            reinterpret_cast<long long *>(words(3)), n_, 0, bits_,
+            on.stream()),
+        "cub::DeviceRadixSort::SortPairs");
+  }
+
+private:
+  SortBuffers(Tensor all, int64_t n, int bits, size_t tempBytes,
+              size_t pairsAt)
+      : all_(std::move(all)), n_(n), bits_(bits), tempBytes_(tempBytes),
+        pairsAt_(pairsAt) {}
+  unsigned long long *words(int64_t part) const {
+    return reinterpret_cast<unsigned long long *>(
+               static_cast<char *>(all_.data()) + pairsAt_) +
+           part * n_;
+  }
+  Tensor all_;
+  int64_t n_;
+  int bits_;
+  size_t tempBytes_, pairsAt_;
 };
-
-Expected<SortedPairs> sortPairs(const Tensor &keys, const Tensor &positions,
-                                int64_t n, int bits, const OnStream &on,
-                                const Device &device) {
-  Expected<Tensor> sortedKeys = scratch(static_cast<size_t>(n) * 8, device);
-  if (!sortedKeys)
-    return sortedKeys.takeError();
-  Expected<Tensor> sortedPositions =
-      scratch(static_cast<size_t>(n) * 8, device);
-  if (!sortedPositions)
-    return sortedPositions.takeError();
-  const auto *keysIn = static_cast<const unsigned long long *>(keys.data());
-  auto *keysOut = static_cast<unsigned long long *>(sortedKeys->data());
-  const auto *positionsIn = static_cast<const long long *>(positions.data());
-  auto *positionsOut = static_cast<long long *>(sortedPositions->data());
-  if (Error err = cubCall("cub::DeviceRadixSort::SortPairs", device,
-                          [&](void *temp, size_t &bytes) {
-                            return cub::DeviceRadixSort::SortPairs(
-                                temp, bytes, keysIn, keysOut, positionsIn,
-                                positionsOut, n, 0, bits, on.stream());
-                          }))
-    return err;
-  return SortedPairs{std::move(*sortedKeys), std::move(*sortedPositions)};
-}
-
-// The first out-of-range index recorded in `slot`, as a failure.
-Error rangeFailure(const Tensor &slot, const OnStream &on,
-                   const IndexPlan *plan, int64_t reduceDim,
-                   int64_t reduceSize) {
-  RangeError host = {};
-  if (Error err = readBack(&host, slot.data(), sizeof host, on.device()))
-    return err;
-  if (!host.set)
-    return Error::success();
-  if (plan)
-    return indexOutOfRange(plan->indices[static_cast<size_t>(host.operand)],
-                           host.value);
-  return Error::failure("index out of range in self: index ", host.value,
-                        " but dimension ", reduceDim, " has size ", reduceSize);
-}
 
 // --- index_reduce ------------------------------------------------------------
 
@@ -257,20 +286,23 @@ struct ReduceArgs {
   int64_t sliceNumel; // elements per slice
   int32_t reduce;     // IndexReduce
   int32_t includeSelf;
+  unsigned long long sentinel; // the key of an index out of range: out.size(dim)
 };
 
+// Keys (index values) and positions; an index out of range gets the key
+// `size`, past every real one.
 __global__ void reduceKeysKernel(const void *index, int32_t int32,
                                  int64_t stride, int64_t n, int64_t size,
-                                 unsigned long long *keys, long long *positions,
-                                 RangeError *err) {
+                                 int64_t dim, unsigned long long *keys,
+                                 long long *positions, DeviceCheck *check) {
   for (int64_t i = firstItem(); i < n; i += itemStep()) {
     const long long v =
         int32 ? static_cast<long long>(
                     static_cast<const int32_t *>(index)[i * stride])
               : static_cast<const long long *>(index)[i * stride];
     if (v < 0 || v >= size) {
-      reportRange(err, 0, v);
-      keys[i] = 0;
+      recordCheck(check, CheckKind::IndexReduceOutOfRange, v, dim, size);
+      keys[i] = static_cast<unsigned long long>(size);
     } else {
       keys[i] = static_cast<unsigned long long>(v);
     }
@@ -362,7 +394,7 @@ __global__ void reduceKernel(T *out, const T *source, ReduceArgs a,
     const int64_t p = item / a.sliceNumel;
     const int64_t e = item % a.sliceNumel;
     const unsigned long long key = keys[p];
-    if (p > 0 && keys[p - 1] == key)
+    if (key == a.sentinel || (p > 0 && keys[p - 1] == key))
       continue;
     const int64_t outAt =
         offsetIn(a.outSlice, e) + static_cast<int64_t>(key) * a.outStride;
@@ -394,21 +426,20 @@ Error index(const Tensor &out, const Tensor &self, const IndexPlan &plan) {
   OnStream on(self);
   if (Error err = on.takeStatus())
     return err;
-  Expected<Tensor> slot = rangeErrorSlot(self.device());
-  if (!slot)
-    return slot.takeError();
-  auto *err = static_cast<RangeError *>(slot->data());
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
   if (Error e = visitWord(self.itemSize(), [&]<typename W>() {
         indexKernel<W>
             <<<blocksFor(args->numel), kThreadsPerBlock, 0, on.stream()>>>(
                 static_cast<W *>(out.data()),
-                static_cast<const W *>(self.data()), *args, err);
+                static_cast<const W *>(self.data()), *args, *check);
         return on.launched("index kernel launch");
       }))
     return e;
   if (!needsRangeCheck(plan))
     return Error::success();
-  return rangeFailure(*slot, on, &plan, 0, 0);
+  return verdictIfSync(on);
 }
 
 Error indexPut(const Tensor &out, const Tensor &values,
@@ -426,47 +457,40 @@ Error indexPut(const Tensor &out, const Tensor &values,
     return err;
   const Device &device = out.device();
   const int64_t n = args->numel;
-  Expected<Tensor> slot = rangeErrorSlot(device);
-  if (!slot)
-    return slot.takeError();
-  Expected<Tensor> keys = scratch(static_cast<size_t>(n) * 8, device);
-  if (!keys)
-    return keys.takeError();
-  Expected<Tensor> positions = scratch(static_cast<size_t>(n) * 8, device);
-  if (!positions)
-    return positions.takeError();
-  putTargetsKernel<<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
-      *args, static_cast<unsigned long long *>(keys->data()),
-      static_cast<long long *>(positions->data()),
-      static_cast<RangeError *>(slot->data()));
-  if (Error err = on.launched("index_put target kernel launch"))
-    return err;
-  if (needsRangeCheck(plan))
-    if (Error err = rangeFailure(*slot, on, &plan, 0, 0))
-      return err;
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
   Expected<int64_t> span = spanElements(out.sizes(), out.strides());
   if (!span)
     return span.takeError();
-  const int bits = bitsFor(static_cast<uint64_t>(*span));
-  Expected<SortedPairs> sorted =
-      sortPairs(*keys, *positions, n, bits, on, device);
-  if (!sorted)
-    return sorted.takeError();
-  const auto *sortedKeys =
-      static_cast<const unsigned long long *>(sorted->keys.data());
-  const auto *sortedPositions =
-      static_cast<const long long *>(sorted->positions.data());
+  // Every real target offset is below the span; the sentinel is the span.
+  const auto sentinel = static_cast<unsigned long long>(*span);
+  Expected<SortBuffers> buffers = SortBuffers::make(
+      n, bitsFor(static_cast<uint64_t>(*span) + 1), on, device);
+  if (!buffers)
+    return buffers.takeError();
+  putTargetsKernel<<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
+      *args, buffers->keys(), buffers->positions(), sentinel, *check);
+  if (Error err = on.launched("index_put target kernel launch"))
+    return err;
+  if (needsRangeCheck(plan))
+    if (Error err = verdictIfSync(on))
+      return err;
+  if (Error err = buffers->sort(on))
+    return err;
+  const unsigned long long *sortedKeys = buffers->sortedKeys();
+  const long long *sortedPositions = buffers->sortedPositions();
   if (!accumulate)
     return visitWord(out.itemSize(), [&]<typename W>() {
       putLastKernel<W><<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
           static_cast<W *>(out.data()), static_cast<const W *>(values.data()),
-          *valueView, sortedKeys, sortedPositions, n);
+          *valueView, sortedKeys, sortedPositions, n, sentinel);
       return on.launched("index_put kernel launch");
     });
   return visitDtype(out.dtype(), "index_put", [&]<typename T>() {
     putSumKernel<T><<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
         static_cast<T *>(out.data()), static_cast<const T *>(values.data()),
-        *valueView, sortedKeys, sortedPositions, n);
+        *valueView, sortedKeys, sortedPositions, n, sentinel);
     return on.launched("index_put accumulate kernel launch");
   });
 }
@@ -501,34 +525,29 @@ Error indexReduce(const Tensor &out, const Tensor &index, const Tensor &source,
   a.sliceNumel = a.outSlice.numel;
   a.reduce = static_cast<int32_t>(plan.reduce);
   a.includeSelf = plan.includeSelf ? 1 : 0;
+  a.sentinel = static_cast<unsigned long long>(size);
   OnStream on(out);
   if (Error err = on.takeStatus())
     return err;
   const Device &device = out.device();
-  Expected<Tensor> slot = rangeErrorSlot(device);
-  if (!slot)
-    return slot.takeError();
-  Expected<Tensor> keys = scratch(static_cast<size_t>(n) * 8, device);
-  if (!keys)
-    return keys.takeError();
-  Expected<Tensor> positions = scratch(static_cast<size_t>(n) * 8, device);
-  if (!positions)
-    return positions.takeError();
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
+  Expected<SortBuffers> buffers = SortBuffers::make(
+      n, bitsFor(static_cast<uint64_t>(size) + 1), on, device);
+  if (!buffers)
+    return buffers.takeError();
   reduceKeysKernel<<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
       index.data(), index.dtype() == ScalarType::Int32, index.strides()[0], n,
-      size, static_cast<unsigned long long *>(keys->data()),
-      static_cast<long long *>(positions->data()),
-      static_cast<RangeError *>(slot->data()));
+      size, plan.dim, buffers->keys(), buffers->positions(), *check);
   if (Error err = on.launched("index_reduce key kernel launch"))
     return err;
-  if (Error err = rangeFailure(*slot, on, nullptr, plan.dim, size))
+  if (Error err = verdictIfSync(on))
     return err;
   if (a.sliceNumel == 0)
     return Error::success();
-  Expected<SortedPairs> sorted = sortPairs(
-      *keys, *positions, n, bitsFor(static_cast<uint64_t>(size)), on, device);
-  if (!sorted)
-    return sorted.takeError();
+  if (Error err = buffers->sort(on))
+    return err;
   return visitDtype(out.dtype(), "index_reduce", [&]<typename T>() -> Error {
     if constexpr (std::is_same_v<T, Bool>) {
       return Error::failure("index_reduce does not support bool");
@@ -537,8 +556,7 @@ Error indexReduce(const Tensor &out, const Tensor &index, const Tensor &source,
           <<<blocksFor(n * a.sliceNumel), kThreadsPerBlock, 0, on.stream()>>>(
               static_cast<T *>(out.data()),
               static_cast<const T *>(source.data()), a,
-              static_cast<const unsigned long long *>(sorted->keys.data()),
-              static_cast<const long long *>(sorted->positions.data()));
+              buffers->sortedKeys(), buffers->sortedPositions());
       return on.launched("index_reduce kernel launch");
     }
   });

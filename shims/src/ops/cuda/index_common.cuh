@@ -123,32 +123,6 @@ template <typename Visitor> Error visitWord(size_t size, Visitor &&visitor) {
   }
 }
 
-/// An index out of range, recorded by the first thread that meets one.
-struct RangeError {
-  unsigned int set;
-  int32_t operand;
-  long long value;
-};
-
-__device__ inline void reportRange(RangeError *err, int32_t operand,
-                                   long long value) {
-  if (atomicCAS(&err->set, 0u, 1u) == 0u) {
-    err->operand = operand;
-    err->value = value;
-  }
-}
-
-/// A zeroed RangeError on `device`.
-inline Expected<Tensor> rangeErrorSlot(const Device &device) {
-  Expected<Tensor> slot = scratch(sizeof(RangeError), device);
-  if (!slot)
-    return slot.takeError();
-  if (Error err = shims::cuda::zeroBytes(slot->data(), sizeof(RangeError),
-                                         device.index))
-    return err;
-  return slot;
-}
-
 /// Byte flags (non-zero: selected) as CUB's summable counts.
 struct FlagToCount {
   __host__ __device__ long long operator()(unsigned char flag) const {

@@ -16,9 +16,11 @@
 //  - masked_select: mask flags, count read back (one synchronisation),
 //    DeviceSelect::Flagged of the linear indices, then a gather.
 //  - masked_scatter: mask flags, DeviceScan::ExclusiveSum gives each true
-//    element its source position; the total is read back (one
-//    synchronisation) to refuse a source with too few elements, as torch
-//    does (torch checks with a device assert), then a scatter.
+//    element its source position, then a scatter. Nothing waits: a true
+//    element whose position is past the source's end (a source with too
+//    few elements, which torch refuses with a device assert) keeps self's
+//    value and is recorded (ops/checks.h; AOTI_SHIMS_CUDA_CHECKS=sync
+//    reads the record back and fails instead).
 //  - repeat_interleave: DeviceScan::InclusiveSum of the repeats (as
 //    int64); without output_size the total, the smallest repeat and the
 //    smallest partial sum are read back together (one synchronisation:
@@ -29,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 #include "ops/index.h"
 
+#include "ops/cuda/checks.cuh"
 #include "ops/cuda/index_common.cuh"
 
 namespace aoti::shims::ops::cuda {
@@ -166,13 +169,27 @@ __global__ void gatherKernel(W *out, const W *self, ViewArgs view,
     out[r] = self[offsetIn(view, positions[r])];
 }
 
+// A true element past the source's end keeps out's value and is recorded
+// (with the number of true elements, which the last flag and position
+// give).
 template <typename W>
 __global__ void scatterKernel(W *out, const W *source, ViewArgs sourceView,
                               const unsigned char *flags,
-                              const long long *positions, int64_t numel) {
-  for (int64_t i = firstItem(); i < numel; i += itemStep())
-    if (flags[i])
-      out[i] = source[offsetIn(sourceView, positions[i])];
+                              const long long *positions, int64_t numel,
+                              DeviceCheck *check) {
+  for (int64_t i = firstItem(); i < numel; i += itemStep()) {
+    if (!flags[i])
+      continue;
+    const long long position = positions[i];
+    if (position >= sourceView.numel) {
+      const long long total =
+          positions[numel - 1] + (flags[numel - 1] ? 1 : 0);
+      recordCheck(check, CheckKind::MaskedScatterSource, total,
+                  sourceView.numel);
+      continue;
+    }
+    out[i] = source[offsetIn(sourceView, position)];
+  }
 }
 
 // repeats[i] (int32 or int64, strided) as int64.
@@ -358,26 +375,19 @@ Error maskedScatter(const Tensor &out, const Tensor &mask,
     return positions.takeError();
   const auto *f = static_cast<const unsigned char *>(flags->data());
   const auto *p = static_cast<const long long *>(positions->data());
-  long long lastPosition = 0;
-  unsigned char lastFlag = 0;
-  if (Error err = shims::cuda::copyBytes(&lastPosition, p + numel - 1,
-                                         sizeof lastPosition, on.device()))
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
+  if (Error err = visitWord(out.itemSize(), [&]<typename W>() {
+        scatterKernel<W>
+            <<<blocksFor(numel), kThreadsPerBlock, 0, on.stream()>>>(
+                static_cast<W *>(out.data()),
+                static_cast<const W *>(source.data()), *sourceView, f, p,
+                numel, *check);
+        return on.launched("masked_scatter kernel launch");
+      }))
     return err;
-  if (Error err = readBack(&lastFlag, f + numel - 1, 1, on.device()))
-    return err;
-  const int64_t total = lastPosition + (lastFlag ? 1 : 0);
-  if (total > source.numel())
-    return Error::failure("Number of elements of source < number of ones in "
-                          "mask (source has ",
-                          source.numel(), ", mask has ", total, ")");
-  if (total == 0)
-    return Error::success();
-  return visitWord(out.itemSize(), [&]<typename W>() {
-    scatterKernel<W><<<blocksFor(numel), kThreadsPerBlock, 0, on.stream()>>>(
-        static_cast<W *>(out.data()), static_cast<const W *>(source.data()),
-        *sourceView, f, p, numel);
-    return on.launched("masked_scatter kernel launch");
-  });
+  return verdictIfSync(on);
 }
 
 Expected<Tensor> repeatInterleave(const Tensor &repeats,

@@ -1,17 +1,27 @@
 //===- ops/cuda/scan.cu - The scan family on a CUDA device ------------------===//
 //
-// Our own kernels (cuBLAS and cuDNN have no prefix scan; CUB's would need a
-// segmented scan over strided lines, and cummax's index rule is not a CUB
-// operator). They are deliberately simple: one thread per line (see
-// ops/scan.h), grid-stride over the lines, each thread scanning its line in
-// order from the first element to the last, as ops/cpu/scan.cpp does:
-//   acc = init; for j: acc = op(acc, Out(self[j])); out[j] = Out(acc)
-// The line index is split into outer coordinates with the outer sizes and
-// dotted with each side's strides. Work per thread is the line length, so
-// a tensor with few long lines uses few threads; reads of neighbouring
-// threads are coalesced when the scanned dimension is not the innermost
-// one. Good enough for a fallback; a model whose scan is hot should get a
-// decoupled-lookback scan.
+// Our own kernels around CUB's block-wide scan (cuBLAS and cuDNN have no
+// prefix scan; CUB's device-wide scans take one sequence, not many strided
+// lines). Two shapes of work, each line (see ops/scan.h) an independent
+// scan:
+//  - lines of at least kBlockLineMin elements: one block per line
+//    (grid-stride over the lines). The line goes through in tiles of
+//    kScanThreads x kScanItems elements; each thread reduces its
+//    kScanItems consecutive elements, cub::BlockScan's exclusive scan of
+//    those partial results gives each thread its prefix within the tile,
+//    and the tile's total is carried into the next tile. So a [64, 4096]
+//    scan uses 64 x 256 threads instead of 64;
+//  - shorter lines: one thread per line, grid-stride over the lines, each
+//    scanning its line in order from the first element to the last, as
+//    ops/cpu/scan.cpp does (reads of neighbouring threads are coalesced when
+//    the scanned dimension is not the innermost one).
+// Every operation is associative, so the two shapes compute the same
+// function: sums and products of integers wrap identically in any order,
+// cummax/cummin's rule (below) is associative, and floating sums, products
+// and log-add-exps differ from the in-order result by rounding only
+// (accumulated in double for float32 and float64, float for the 16-bit
+// floats). The line index is split into outer coordinates with the outer
+// sizes and dotted with each side's strides.
 //
 // The accumulator is double for float32 and float64, float for float16 and
 // bfloat16, and a wrapping 64-bit integer for the integer types, as on the
@@ -30,6 +40,8 @@
 #include "ops/scan.h"
 
 #include "ops/cuda/element.cuh"
+
+#include <cub/block/block_scan.cuh>
 
 #include <type_traits>
 
@@ -215,6 +227,148 @@ __global__ void extremeKernel(T *values, int64_t *indices, const T *src,
   }
 }
 
+// --- One block per line -----------------------------------------------------
+
+constexpr int kScanThreads = 256;
+constexpr int kScanItems = 4;
+/// The shortest line that gets a block of its own.
+constexpr int64_t kBlockLineMin = 64;
+
+// ScanOp's step as a binary operator on accumulators, with its identity.
+template <ScanOp Op, typename Acc> struct Combine {
+  __device__ Acc operator()(Acc a, Acc b) const { return step<Op>(a, b); }
+};
+
+// Carries the scan of the tiles before the current one into it.
+template <typename Acc, typename Op> struct RunningPrefix {
+  Acc total;
+  Op op;
+  __device__ Acc operator()(Acc tileTotal) {
+    const Acc before = total;
+    total = op(total, tileTotal);
+    return before;
+  }
+};
+
+template <ScanOp Op, typename Out>
+__global__ void __launch_bounds__(kScanThreads)
+    scanLinesKernel(Out *dst, const void *src, ScalarType inType,
+                    LineArgs args) {
+  using Acc = typename Accumulator<Out>::type;
+  using BlockScan = cub::BlockScan<Acc, kScanThreads>;
+  __shared__ typename BlockScan::TempStorage temp;
+  const Combine<Op, Acc> op;
+  const Acc identity = initial<Op, Acc>();
+  constexpr int64_t kTile = int64_t(kScanThreads) * kScanItems;
+  for (int64_t line = blockIdx.x; line < args.lines; line += gridDim.x) {
+    int64_t srcLine, dstLine;
+    lineStart(args, line, srcLine, dstLine);
+    Acc carried = identity;
+    for (int64_t base = 0; base < args.length; base += kTile) {
+      const int64_t first = base + int64_t(threadIdx.x) * kScanItems;
+      Acc items[kScanItems];
+      Acc mine = identity;
+#pragma unroll
+      for (int i = 0; i < kScanItems; ++i) {
+        const int64_t j = first + i;
+        items[i] = j < args.length ? static_cast<Acc>(load(loadAs<Out>(
+                                         src, srcLine + j * args.srcStride,
+                                         inType)))
+                                   : identity;
+        mine = op(mine, items[i]);
+      }
+      Acc before;
+      RunningPrefix<Acc, Combine<Op, Acc>> prefix{carried, op};
+      BlockScan(temp).ExclusiveScan(mine, before, op, prefix);
+      // Thread 0's exclusive result is the callback's prefix; the others'
+      // already include it.
+      carried = prefix.total;
+      Acc acc = before;
+#pragma unroll
+      for (int i = 0; i < kScanItems; ++i) {
+        const int64_t j = first + i;
+        acc = op(acc, items[i]);
+        if (j < args.length)
+          dst[dstLine + j * args.dstStride] = store<Out>(acc);
+      }
+      __syncthreads(); // temp is reused by the next tile
+    }
+  }
+}
+
+// cummax/cummin's running extreme as an accumulator: the element, where it
+// is, and whether there is one yet (the identity has none). The rule is
+// ATen's: b takes a's place when b is NaN, or a is not and b >= a (<= for
+// cummin). It is associative: combining in any grouping gives the last of
+// the NaNs if there are any, else the last of the extremes.
+template <typename V> struct Extreme {
+  V value;
+  int64_t index;
+  bool some;
+};
+
+template <bool Max, typename V> struct CombineExtreme {
+  __device__ Extreme<V> operator()(Extreme<V> a, Extreme<V> b) const {
+    if (!b.some)
+      return a;
+    if (!a.some)
+      return b;
+    const bool takes = Max ? b.value >= a.value : b.value <= a.value;
+    return isNan(b.value) || (!isNan(a.value) && takes) ? b : a;
+  }
+};
+
+template <bool Max, typename T>
+__global__ void __launch_bounds__(kScanThreads)
+    extremeLinesKernel(T *values, int64_t *indices, const T *src,
+                       LineArgs args) {
+  using V = Compute<T>;
+  using Acc = Extreme<V>;
+  using BlockScan = cub::BlockScan<Acc, kScanThreads>;
+  __shared__ typename BlockScan::TempStorage temp;
+  const CombineExtreme<Max, V> op;
+  const Acc none = {V(), 0, false};
+  constexpr int64_t kTile = int64_t(kScanThreads) * kScanItems;
+  for (int64_t line = blockIdx.x; line < args.lines; line += gridDim.x) {
+    int64_t srcLine, dstLine;
+    lineStart(args, line, srcLine, dstLine);
+    Acc carried = none;
+    for (int64_t base = 0; base < args.length; base += kTile) {
+      const int64_t first = base + int64_t(threadIdx.x) * kScanItems;
+      Acc items[kScanItems];
+      Acc mine = none;
+#pragma unroll
+      for (int i = 0; i < kScanItems; ++i) {
+        const int64_t j = first + i;
+        items[i] = j < args.length
+                       ? Acc{load(src[srcLine + j * args.srcStride]), j, true}
+                       : none;
+        mine = op(mine, items[i]);
+      }
+      Acc before;
+      RunningPrefix<Acc, CombineExtreme<Max, V>> prefix{carried, op};
+      BlockScan(temp).ExclusiveScan(mine, before, op, prefix);
+      carried = prefix.total;
+      Acc acc = before;
+#pragma unroll
+      for (int i = 0; i < kScanItems; ++i) {
+        const int64_t j = first + i;
+        acc = op(acc, items[i]);
+        if (j < args.length) {
+          values[dstLine + j * args.dstStride] = store<T>(acc.value);
+          indices[dstLine + j * args.dstStride] = acc.index;
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Blocks for one block per line (at most 65536: the loops stride).
+unsigned lineBlocks(int64_t lines) {
+  return static_cast<unsigned>(lines < 65536 ? (lines < 1 ? 1 : lines) : 65536);
+}
+
 // The result dtypes of each op (ops/scan.cpp has refused the others).
 template <ScanOp Op, typename Out> constexpr bool kIsResult =
     Op == ScanOp::LogSumExp
@@ -235,10 +389,16 @@ Error scanAs(const Tensor &out, const Tensor &self, const ScanLines &lines,
     if constexpr (!kIsResult<Op, Out>) {
       return Error::failure(name, " cannot produce ", dtypeName(out.dtype()));
     } else {
-      scanKernel<Op, Out>
-          <<<blocksFor(args->lines), kThreadsPerBlock, 0, on.stream()>>>(
-              static_cast<Out *>(out.data()), self.data(), self.dtype(),
-              *args);
+      if (args->length >= kBlockLineMin)
+        scanLinesKernel<Op, Out>
+            <<<lineBlocks(args->lines), kScanThreads, 0, on.stream()>>>(
+                static_cast<Out *>(out.data()), self.data(), self.dtype(),
+                *args);
+      else
+        scanKernel<Op, Out>
+            <<<blocksFor(args->lines), kThreadsPerBlock, 0, on.stream()>>>(
+                static_cast<Out *>(out.data()), self.data(), self.dtype(),
+                *args);
       return on.launched("scan kernel launch");
     }
   });
@@ -269,11 +429,19 @@ Error scanExtreme(bool max, const Tensor &values, const Tensor &indices,
   if (Error err = on.takeStatus())
     return err;
   return visitDtype(self.dtype(), name, [&]<typename T>() {
-    auto *kernel = max ? extremeKernel<true, T> : extremeKernel<false, T>;
-    kernel<<<blocksFor(args->lines), kThreadsPerBlock, 0, on.stream()>>>(
-        static_cast<T *>(values.data()),
-        static_cast<int64_t *>(indices.data()),
-        static_cast<const T *>(self.data()), *args);
+    auto *valuesOut = static_cast<T *>(values.data());
+    auto *indicesOut = static_cast<int64_t *>(indices.data());
+    auto *in = static_cast<const T *>(self.data());
+    if (args->length >= kBlockLineMin) {
+      auto *kernel =
+          max ? extremeLinesKernel<true, T> : extremeLinesKernel<false, T>;
+      kernel<<<lineBlocks(args->lines), kScanThreads, 0, on.stream()>>>(
+          valuesOut, indicesOut, in, *args);
+    } else {
+      auto *kernel = max ? extremeKernel<true, T> : extremeKernel<false, T>;
+      kernel<<<blocksFor(args->lines), kThreadsPerBlock, 0, on.stream()>>>(
+          valuesOut, indicesOut, in, *args);
+    }
     return on.launched("cummax/cummin kernel launch");
   });
 }

@@ -2,15 +2,23 @@
 //
 // Our own kernels (no library scatters along one dimension of strided
 // tensors), one thread per element of index, grid-stride, on the current
-// stream of out's device. Element e is (line, i) of ops/scatter.h's
-// lines: its outer coordinates come from dividing the line number by the
-// outer sizes, then dotting them with each tensor's strides.
-//  - checkScatterIndex: one kernel keeps the smallest e whose index is out
-//    of range (an atomicMax on its complement, so that zeroed memory means
-//    "none"); the host reads it back, which waits for the stream, and then
-//    the offending value (torch asserts inside its kernel instead, which
-//    kills the CUDA context; a fallback refuses cleanly at the cost of
-//    that wait);
+// stream of out's device. The elements are numbered in an order of index's
+// dimensions chosen as torch's TensorIterator chooses it (ScatterArgs): the
+// dimension in which out, then src, then index moves least is the fastest,
+// so that a warp reads src and lands its atomics on consecutive addresses.
+// (Numbering along `dim` fastest, as the lines of ops/scatter.h would, puts
+// a warp's 32 reads and atomics in 32 different rows: a sum of a [1e6, 64]
+// src into [1e5, 64] ran 19 times slower than torch's.) Coordinates come
+// from dividing the element number by the sizes (in 32 bits when the
+// count allows), then dotting them with each tensor's strides.
+//  - every kernel reads its element's index and, when it is outside [0,
+//    out.size(dim)), skips the element and records it (ops/checks.h:
+//    nothing waits; torch asserts inside its kernel instead, which kills
+//    the CUDA context);
+//  - checkScatterIndex: with AOTI_SHIMS_CUDA_CHECKS=sync only, one kernel
+//    records a bad index and the host reads the record back (waiting for
+//    the stream) before out is written, so that the call fails with out
+//    untouched; by default it does nothing;
 //  - scatter: a plain store. Several elements of one line with the same
 //    index race, and which one lands is unspecified, exactly as in torch's
 //    CUDA kernel (its CPU kernel, and ours, keep the last);
@@ -37,66 +45,109 @@
 //  - segment_reduce: one thread per element of out, reducing its segment
 //    in order in data's dtype's arithmetic (torch's N-d kernel does the
 //    same; for a 1-d result torch uses cub::DeviceSegmentedReduce, whose
-//    tree order can round float sums differently in the last bits).
+//    tree order can round float sums differently in the last bits). The
+//    segments come from the lengths or offsets on the device, never read
+//    back: offsets are read by the kernel itself (the threads of inner
+//    position 0 check their segment's two offsets); lengths go through one
+//    block per row that scans them (cub::BlockScan) into a table of
+//    bounds, checking signs, the running end and the row's total. A bad
+//    value is recorded and the bounds are clamped into [0,
+//    data.size(axis)] with end >= begin, so nothing is read out of range.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/scatter.h"
 
+#include "ops/cuda/checks.cuh"
 #include "ops/cuda/element.cuh"
 
+#include <cub/block/block_scan.cuh>
+
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace aoti::shims::ops::cuda {
 namespace {
 
 constexpr int32_t kMaxOuterDims = 16;
+constexpr int32_t kMaxDims = kMaxOuterDims + 1;
 
-// ops/scatter.h's ScatterLines as a kernel argument.
-struct LineArgs {
-  int64_t elements; // lines * length
-  int64_t length;
-  int64_t bound;
-  int64_t indexStride, srcStride, outStride, denseStride;
-  int32_t outerDims;
-  int64_t outerSizes[kMaxOuterDims];
-  int64_t indexOuter[kMaxOuterDims];
-  int64_t srcOuter[kMaxOuterDims];
-  int64_t outOuter[kMaxOuterDims];
-  int64_t denseOuter[kMaxOuterDims];
+// ops/scatter.h's ScatterLines as a kernel argument: index's dimensions
+// (dim among them) in iteration order, outermost first, each tensor's
+// strides along them. Along dim out and dense move by the index value
+// (outStride, denseStride), so their strides there are 0.
+struct ScatterArgs {
+  int64_t elements;
+  int64_t bound; // out.size(dim)
+  int64_t dim;   // for the record of a bad index
+  int64_t outStride, denseStride;
+  int32_t ndim;
+  int32_t narrow; // elements (so every coordinate) fit in 32 bits
+  int64_t sizes[kMaxDims];
+  int64_t indexStrides[kMaxDims], srcStrides[kMaxDims], outStrides[kMaxDims],
+      denseStrides[kMaxDims];
 };
 
-// Offsets of element e = (line, i) in each tensor.
+// Offsets of element e in each tensor (out's and dense's without dim).
 struct Place {
   int64_t index, src, out, dense;
 };
 
-__device__ inline Place placeOf(const LineArgs &a, int64_t e) {
-  int64_t line = e / a.length;
-  const int64_t i = e - line * a.length;
-  Place p{i * a.indexStride, i * a.srcStride, 0, 0};
-  for (int32_t d = a.outerDims - 1; d >= 0; --d) {
-    const int64_t c = line % a.outerSizes[d];
-    line /= a.outerSizes[d];
-    p.index += c * a.indexOuter[d];
-    p.src += c * a.srcOuter[d];
-    p.out += c * a.outOuter[d];
-    p.dense += c * a.denseOuter[d];
+__device__ inline void addCoordinate(Place &p, const ScatterArgs &a,
+                                     int32_t d, int64_t c) {
+  p.index += c * a.indexStrides[d];
+  p.src += c * a.srcStrides[d];
+  p.out += c * a.outStrides[d];
+  p.dense += c * a.denseStrides[d];
+}
+
+__device__ inline Place placeOf(const ScatterArgs &a, int64_t e) {
+  Place p{0, 0, 0, 0};
+  // The outermost coordinate is what remains: e < elements.
+  if (a.narrow) {
+    auto rest = static_cast<uint32_t>(e);
+    for (int32_t d = a.ndim - 1; d > 0; --d) {
+      const auto size = static_cast<uint32_t>(a.sizes[d]);
+      const uint32_t next = rest / size;
+      addCoordinate(p, a, d, rest - next * size);
+      rest = next;
+    }
+    addCoordinate(p, a, 0, rest);
+  } else {
+    int64_t rest = e;
+    for (int32_t d = a.ndim - 1; d > 0; --d) {
+      const int64_t next = rest / a.sizes[d];
+      addCoordinate(p, a, d, rest - next * a.sizes[d]);
+      rest = next;
+    }
+    addCoordinate(p, a, 0, rest);
   }
   return p;
 }
 
+// Element e's index value, or -1 (after recording it when `record`) when
+// it is outside [0, bound).
 template <typename I>
-__global__ void findBadIndexKernel(const I *index, LineArgs a,
-                                   unsigned long long *firstBad) {
+__device__ inline int64_t targetOf(const I *index, const Place &p,
+                                   const ScatterArgs &a, DeviceCheck *check,
+                                   bool record) {
+  const auto at = static_cast<int64_t>(index[p.index]);
+  if (at >= 0 && at < a.bound)
+    return at;
+  if (record)
+    recordCheck(check, CheckKind::IndexOutOfBounds, at, a.dim, a.bound);
+  return -1;
+}
+
+template <typename I>
+__global__ void findBadIndexKernel(const I *index, ScatterArgs a,
+                                   DeviceCheck *check) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       e < a.elements; e += step) {
-    const int64_t at = static_cast<int64_t>(index[placeOf(a, e).index]);
-    if (at < 0 || at >= a.bound)
-      atomicMax(firstBad, ~static_cast<unsigned long long>(e));
-  }
+       e < a.elements; e += step)
+    (void)targetOf(index, placeOf(a, e), a, check, true);
 }
 
 // The bits of a value as an unsigned word of its size, and back.
@@ -209,24 +260,29 @@ __device__ inline void reduceAt(T *address, T value) {
 
 template <typename T, typename I>
 __global__ void assignKernel(T *out, const I *index, const T *src, T fill,
-                             LineArgs a) {
+                             ScatterArgs a, DeviceCheck *check) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        e < a.elements; e += step) {
     const Place p = placeOf(a, e);
-    const int64_t at = static_cast<int64_t>(index[p.index]);
+    const int64_t at = targetOf(index, p, a, check, true);
+    if (at < 0)
+      continue;
     out[p.out + at * a.outStride] = src ? src[p.src] : fill;
   }
 }
 
 template <ScatterOp Op, typename T, typename I>
 __global__ void reduceKernel(T *out, const I *index, const T *src,
-                             int32_t *counts, LineArgs a) {
+                             int32_t *counts, ScatterArgs a,
+                             DeviceCheck *check) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        e < a.elements; e += step) {
     const Place p = placeOf(a, e);
-    const int64_t at = static_cast<int64_t>(index[p.index]);
+    const int64_t at = targetOf(index, p, a, check, true);
+    if (at < 0)
+      continue;
     reduceAt<Op>(out + p.out + at * a.outStride, src[p.src]);
     if constexpr (Op == ScatterOp::Mean)
       atomicAdd(counts + p.dense + at * a.denseStride, 1);
@@ -245,13 +301,15 @@ __device__ inline long long floorDivide(long long a, long long b) {
 
 template <typename T, typename I>
 __global__ void meanKernel(T *out, const I *index, int32_t *counts,
-                           int32_t selfCount, LineArgs a) {
+                           int32_t selfCount, ScatterArgs a) {
   using C = Compute<T>;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        e < a.elements; e += step) {
     const Place p = placeOf(a, e);
-    const int64_t at = static_cast<int64_t>(index[p.index]);
+    const int64_t at = targetOf(index, p, a, nullptr, false);
+    if (at < 0)
+      continue;
     const int32_t hits = atomicExch(counts + p.dense + at * a.denseStride, 0);
     if (hits == 0)
       continue; // another thread divides this position
@@ -272,12 +330,15 @@ __global__ void meanKernel(T *out, const I *index, int32_t *counts,
 }
 
 template <typename T, typename I>
-__global__ void fillReachedKernel(T *out, const I *index, T fill, LineArgs a) {
+__global__ void fillReachedKernel(T *out, const I *index, T fill,
+                                  ScatterArgs a) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        e < a.elements; e += step) {
     const Place p = placeOf(a, e);
-    out[p.out + static_cast<int64_t>(index[p.index]) * a.outStride] = fill;
+    const int64_t at = targetOf(index, p, a, nullptr, false);
+    if (at >= 0)
+      out[p.out + at * a.outStride] = fill;
   }
 }
 
@@ -302,26 +363,81 @@ template <typename T> T identityOf(ScatterOp op) {
   }
 }
 
-Expected<LineArgs> argsOf(const ScatterLines &l) {
+// One dimension of index with the strides every tensor moves by along it.
+struct IterDim {
+  int64_t size, index, src, out, dense;
+};
+
+// torch's TensorIterator reorder_dimensions (should_swap) for the
+// operands of its CUDA scatter (out with 0 along dim, src, index): 1 when
+// `faster` should move slower than `slower` (its stride is larger in the
+// first operand where neither stride is 0, or equal with a larger size),
+// -1 when it should not, 0 when no operand tells.
+int shouldSwap(const IterDim &faster, const IterDim &slower) {
+  const int64_t strides[][2] = {{faster.out, slower.out},
+                                {faster.src, slower.src},
+                                {faster.index, slower.index}};
+  for (const auto &s : strides) {
+    if (s[0] == 0 || s[1] == 0)
+      continue;
+    if (s[0] > s[1])
+      return 1;
+    if (s[0] < s[1])
+      return -1;
+    if (faster.size > slower.size)
+      return 1;
+  }
+  return 0;
+}
+
+Expected<ScatterArgs> argsOf(const ScatterLines &l) {
   if (l.outerSizes.size() > static_cast<size_t>(kMaxOuterDims))
     return Error::failure("scatter over ", l.outerSizes.size() + 1,
                           "-d tensors: at most ", kMaxOuterDims + 1,
                           " dimensions are supported on CUDA");
-  LineArgs a = {};
+  // index's dimensions in order, dim at its place among the outer ones.
+  std::vector<IterDim> dims;
+  const size_t rank = l.outerSizes.size() + 1;
+  for (size_t d = 0, o = 0; d < rank; ++d) {
+    if (static_cast<int64_t>(d) == l.dim) {
+      dims.push_back({l.length, l.indexStride, l.srcStride, 0, 0});
+      continue;
+    }
+    dims.push_back({l.outerSizes[o], l.indexOuterStrides[o],
+                    l.srcOuterStrides[o], l.outOuterStrides[o],
+                    l.denseOuterStrides[o]});
+    ++o;
+  }
+  // `order`, fastest first, sorted as TensorIterator sorts (an insertion
+  // sort that steps over the pairs no stride orders).
+  std::vector<IterDim> order(dims.rbegin(), dims.rend());
+  for (size_t i = 1; i < order.size(); ++i) {
+    size_t moving = i;
+    for (size_t j = i; j-- > 0;) {
+      const int c = shouldSwap(order[j], order[moving]);
+      if (c > 0) {
+        std::swap(order[j], order[moving]);
+        moving = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  ScatterArgs a = {};
   a.elements = l.lines * l.length;
-  a.length = l.length;
   a.bound = l.bound;
-  a.indexStride = l.indexStride;
-  a.srcStride = l.srcStride;
+  a.dim = l.dim;
   a.outStride = l.outStride;
   a.denseStride = l.denseStride;
-  a.outerDims = static_cast<int32_t>(l.outerSizes.size());
-  for (size_t d = 0; d < l.outerSizes.size(); ++d) {
-    a.outerSizes[d] = l.outerSizes[d];
-    a.indexOuter[d] = l.indexOuterStrides[d];
-    a.srcOuter[d] = l.srcOuterStrides[d];
-    a.outOuter[d] = l.outOuterStrides[d];
-    a.denseOuter[d] = l.denseOuterStrides[d];
+  a.ndim = static_cast<int32_t>(order.size());
+  a.narrow = a.elements <= static_cast<int64_t>(UINT32_MAX) ? 1 : 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const IterDim &d = order[order.size() - 1 - k]; // outermost first
+    a.sizes[k] = d.size;
+    a.indexStrides[k] = d.index;
+    a.srcStrides[k] = d.src;
+    a.outStrides[k] = d.out;
+    a.denseStrides[k] = d.dense;
   }
   return a;
 }
@@ -332,7 +448,8 @@ template <typename T> constexpr bool kIsScatterType =
 
 template <typename T, typename I>
 Error launchScatter(const OnStream &on, const Tensor &out, const Tensor &index,
-                    const LineArgs &a, const ScatterWork &work) {
+                    const ScatterArgs &a, const ScatterWork &work,
+                    DeviceCheck *check) {
   T *dst = static_cast<T *>(out.data());
   const I *idx = static_cast<const I *>(index.data());
   const T *src = work.src ? static_cast<const T *>(work.src->data()) : nullptr;
@@ -340,7 +457,7 @@ Error launchScatter(const OnStream &on, const Tensor &out, const Tensor &index,
   cudaStream_t stream = on.stream();
   if (work.op == ScatterOp::Assign) {
     assignKernel<T, I><<<blocks, kThreadsPerBlock, 0, stream>>>(
-        dst, idx, src, store<T>(work.value), a);
+        dst, idx, src, store<T>(work.value), a, check);
     return on.launched("scatter kernel launch");
   }
   if (!work.includeSelf) {
@@ -352,19 +469,23 @@ Error launchScatter(const OnStream &on, const Tensor &out, const Tensor &index,
   switch (work.op) {
   case ScatterOp::Sum:
     reduceKernel<ScatterOp::Sum, T, I>
-        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a);
+        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a,
+                                                   check);
     break;
   case ScatterOp::Prod:
     reduceKernel<ScatterOp::Prod, T, I>
-        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a);
+        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a,
+                                                   check);
     break;
   case ScatterOp::Amax:
     reduceKernel<ScatterOp::Amax, T, I>
-        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a);
+        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a,
+                                                   check);
     break;
   case ScatterOp::Amin:
     reduceKernel<ScatterOp::Amin, T, I>
-        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a);
+        <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, nullptr, a,
+                                                   check);
     break;
   case ScatterOp::Mean: {
     if constexpr (std::is_same_v<T, Bool>) {
@@ -382,7 +503,8 @@ Error launchScatter(const OnStream &on, const Tensor &out, const Tensor &index,
               on.device()))
         return err;
       reduceKernel<ScatterOp::Mean, T, I>
-          <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, countData, a);
+          <<<blocks, kThreadsPerBlock, 0, stream>>>(dst, idx, src, countData, a,
+                                                    check);
       if (Error err = on.launched("scatter_reduce mean kernel launch"))
         return err;
       meanKernel<T, I><<<blocks, kThreadsPerBlock, 0, stream>>>(
@@ -400,11 +522,77 @@ struct SegmentArgs {
   int64_t outer, segments, inner, dataAxis;
   int32_t op;
   bool hasInitial;
+  // The bounds: [outer, segments + 1], int64 (a scanned table) or the
+  // offsets as given (int32 or int64), which the kernel checks.
+  const void *bounds;
+  bool boundsInt32;
+  bool checkOffsets;
 };
 
+__device__ inline int64_t boundAt(const SegmentArgs &a, int64_t k) {
+  return a.boundsInt32 ? static_cast<int64_t>(
+                             static_cast<const int32_t *>(a.bounds)[k])
+                       : static_cast<const int64_t *>(a.bounds)[k];
+}
+
+// Segment s of row o, clamped into [0, dataAxis] with end >= begin. The
+// threads of inner position 0 check offsets (every adjacent pair is some
+// segment's).
+__device__ inline void segmentOf(const SegmentArgs &a, int64_t o, int64_t s,
+                                 bool checks, DeviceCheck *check,
+                                 int64_t &begin, int64_t &end) {
+  const int64_t lo = boundAt(a, o * (a.segments + 1) + s);
+  const int64_t hi = boundAt(a, o * (a.segments + 1) + s + 1);
+  if (checks && a.checkOffsets) {
+    if (lo < 0 || lo > a.dataAxis)
+      recordCheck(check, CheckKind::SegmentOffsetOutside, lo, a.dataAxis);
+    else if (hi < 0 || hi > a.dataAxis)
+      recordCheck(check, CheckKind::SegmentOffsetOutside, hi, a.dataAxis);
+    else if (hi < lo)
+      recordCheck(check, CheckKind::SegmentOffsetsFall, hi, lo);
+  }
+  begin = lo < 0 ? 0 : (lo > a.dataAxis ? a.dataAxis : lo);
+  end = hi < begin ? begin : (hi > a.dataAxis ? a.dataAxis : hi);
+}
+
+// One block per row of lengths: table[o][0] = 0, table[o][k + 1] = the sum
+// of the row's first k + 1 lengths, each checked (>= 0, the running end
+// within data.size(axis), the row's total equal to it unless unsafe).
+template <typename I>
+__global__ void lengthBoundsKernel(const I *lengths, int64_t width,
+                                   int64_t dataAxis, bool unsafe,
+                                   int64_t *table, DeviceCheck *check) {
+  using Scan = cub::BlockScan<long long, kThreadsPerBlock>;
+  __shared__ typename Scan::TempStorage temp;
+  const int64_t row = blockIdx.x;
+  const I *in = lengths + row * width;
+  int64_t *bounds = table + row * (width + 1);
+  if (threadIdx.x == 0)
+    bounds[0] = 0;
+  long long carried = 0;
+  for (int64_t base = 0; base < width; base += kThreadsPerBlock) {
+    const int64_t k = base + threadIdx.x;
+    const long long length = k < width ? static_cast<long long>(in[k]) : 0;
+    if (length < 0)
+      recordCheck(check, CheckKind::SegmentNegativeLength, length);
+    long long inclusive = 0, tile = 0;
+    Scan(temp).InclusiveSum(length, inclusive, tile);
+    __syncthreads(); // temp is reused by the next tile
+    if (k < width) {
+      const long long end = carried + inclusive;
+      bounds[k + 1] = end;
+      if (end > dataAxis)
+        recordCheck(check, CheckKind::SegmentLengthsPastEnd, end, dataAxis);
+    }
+    carried += tile;
+  }
+  if (threadIdx.x == 0 && !unsafe && carried != dataAxis)
+    recordCheck(check, CheckKind::SegmentLengthsSum, carried, dataAxis);
+}
+
 template <typename T>
-__global__ void segmentKernel(T *out, const T *data, const int64_t *bounds,
-                              T start, SegmentArgs a) {
+__global__ void segmentKernel(T *out, const T *data, T start, SegmentArgs a,
+                              DeviceCheck *check) {
   using C = Compute<T>;
   const int64_t total = a.outer * a.segments * a.inner;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -413,8 +601,8 @@ __global__ void segmentKernel(T *out, const T *data, const int64_t *bounds,
     const int64_t i = e % a.inner;
     const int64_t s = (e / a.inner) % a.segments;
     const int64_t o = e / (a.inner * a.segments);
-    const int64_t begin = bounds[o * (a.segments + 1) + s];
-    const int64_t end = bounds[o * (a.segments + 1) + s + 1];
+    int64_t begin = 0, end = 0;
+    segmentOf(a, o, s, i == 0, check, begin, end);
     C acc = load(start);
     for (int64_t j = begin; j < end; ++j) {
       const C v = load(data[(o * a.dataAxis + j) * a.inner + i]);
@@ -445,118 +633,125 @@ __global__ void segmentKernel(T *out, const T *data, const int64_t *bounds,
 
 } // namespace
 
-Error segmentReduce(const Tensor &out, const Tensor &data, const Tensor &bounds,
+Error segmentReduce(const Tensor &out, const Tensor &data,
+                    const Tensor &segments, bool byOffsets, bool unsafe,
                     const SegmentReduce &p) {
   OnStream on(data);
   if (Error err = on.takeStatus())
     return err;
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
   SegmentArgs a{p.outer, p.segments, p.inner, p.dataAxis,
-                static_cast<int32_t>(p.op), p.hasInitial};
+                static_cast<int32_t>(p.op), p.hasInitial,
+                segments.data(), segments.dtype() == ScalarType::Int32,
+                byOffsets};
+  Tensor table = segments; // lengths: replaced by their scanned bounds
+  if (!byOffsets && p.outer > 0) {
+    const int64_t width = p.segments;
+    const int64_t count = p.outer * (width + 1);
+    Expected<Tensor> scanned = Tensor::emptyContiguous(
+        std::span<const int64_t>(&count, 1), ScalarType::Int64, data.device());
+    if (!scanned)
+      return scanned.takeError();
+    table = std::move(*scanned);
+    auto *bounds = static_cast<int64_t *>(table.data());
+    if (segments.dtype() == ScalarType::Int32)
+      lengthBoundsKernel<int32_t><<<static_cast<unsigned>(p.outer),
+                                    kThreadsPerBlock, 0, on.stream()>>>(
+          static_cast<const int32_t *>(segments.data()), width, p.dataAxis,
+          unsafe, bounds, *check);
+    else
+      lengthBoundsKernel<int64_t><<<static_cast<unsigned>(p.outer),
+                                    kThreadsPerBlock, 0, on.stream()>>>(
+          static_cast<const int64_t *>(segments.data()), width, p.dataAxis,
+          unsafe, bounds, *check);
+    if (Error err = on.launched("segment_reduce lengths kernel launch"))
+      return err;
+    a.bounds = bounds;
+    a.boundsInt32 = false;
+  }
   const int64_t total = p.outer * p.segments * p.inner;
-  return visitDtype(data.dtype(), "segment_reduce", [&]<typename T>() -> Error {
-    if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> ||
-                  std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      using C = Compute<T>;
-      C start;
-      if (p.hasInitial)
-        start = static_cast<C>(p.initial);
-      else if (p.op == SegmentOp::Max)
-        start = -std::numeric_limits<C>::infinity();
-      else if (p.op == SegmentOp::Min)
-        start = std::numeric_limits<C>::infinity();
-      else if (p.op == SegmentOp::Prod)
-        start = C(1);
-      else
-        start = C(0);
-      segmentKernel<T><<<blocksFor(total), kThreadsPerBlock, 0, on.stream()>>>(
-          static_cast<T *>(out.data()), static_cast<const T *>(data.data()),
-          static_cast<const int64_t *>(bounds.data()),
-          p.hasInitial ? store<T>(p.initial) : store<T>(start), a);
-      return on.launched("segment_reduce kernel launch");
-    } else {
-      return Error::failure("segment_reduce has no CUDA kernel for ",
-                            dtypeName(data.dtype()));
-    }
-  });
+  if (total > 0) {
+    Error launched =
+        visitDtype(data.dtype(), "segment_reduce", [&]<typename T>() -> Error {
+          if constexpr (std::is_same_v<T, __half> ||
+                        std::is_same_v<T, __nv_bfloat16> ||
+                        std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            using C = Compute<T>;
+            C start;
+            if (p.hasInitial)
+              start = static_cast<C>(p.initial);
+            else if (p.op == SegmentOp::Max)
+              start = -std::numeric_limits<C>::infinity();
+            else if (p.op == SegmentOp::Min)
+              start = std::numeric_limits<C>::infinity();
+            else if (p.op == SegmentOp::Prod)
+              start = C(1);
+            else
+              start = C(0);
+            segmentKernel<T>
+                <<<blocksFor(total), kThreadsPerBlock, 0, on.stream()>>>(
+                    static_cast<T *>(out.data()),
+                    static_cast<const T *>(data.data()),
+                    p.hasInitial ? store<T>(p.initial) : store<T>(start), a,
+                    *check);
+            return on.launched("segment_reduce kernel launch");
+          } else {
+            return Error::failure("segment_reduce has no CUDA kernel for ",
+                                  dtypeName(data.dtype()));
+          }
+        });
+    if (launched)
+      return launched;
+  }
+  return verdictIfSync(on);
 }
 
 Error checkScatterIndex(const Tensor &index, const ScatterLines &lines) {
-  Expected<LineArgs> args = argsOf(lines);
+  // By default the scatter kernels check as they go (nothing waits).
+  if (!cudaChecksSync())
+    return Error::success();
+  Expected<ScatterArgs> args = argsOf(lines);
   if (!args)
     return args.takeError();
   OnStream on(index);
   if (Error err = on.takeStatus())
     return err;
-  const int64_t one = 1;
-  Expected<Tensor> flag = Tensor::emptyContiguous(
-      std::span<const int64_t>(&one, 1), ScalarType::Int64, index.device());
-  if (!flag)
-    return flag.takeError();
-  auto *firstBad = static_cast<unsigned long long *>(flag->data());
-  if (Error err = shims::cuda::zeroBytes(firstBad, sizeof(*firstBad), on.device()))
-    return err;
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
+  const unsigned blocks = blocksFor(args->elements);
   if (index.dtype() == ScalarType::Int32)
-    findBadIndexKernel<int32_t><<<blocksFor(args->elements), kThreadsPerBlock,
-                                  0, on.stream()>>>(
-        static_cast<const int32_t *>(index.data()), *args, firstBad);
+    findBadIndexKernel<int32_t><<<blocks, kThreadsPerBlock, 0, on.stream()>>>(
+        static_cast<const int32_t *>(index.data()), *args, *check);
   else
-    findBadIndexKernel<int64_t><<<blocksFor(args->elements), kThreadsPerBlock,
-                                  0, on.stream()>>>(
-        static_cast<const int64_t *>(index.data()), *args, firstBad);
+    findBadIndexKernel<int64_t><<<blocks, kThreadsPerBlock, 0, on.stream()>>>(
+        static_cast<const int64_t *>(index.data()), *args, *check);
   if (Error err = on.launched("scatter index check launch"))
     return err;
-  unsigned long long found = 0;
-  if (Error err = shims::cuda::copyBytes(&found, firstBad, sizeof(found),
-                                         on.device()))
-    return err;
-  if (Error err = shims::cuda::synchronize(on.device()))
-    return err;
-  if (found == 0)
-    return Error::success();
-  // The offending element: its offset from (line, i), then its value.
-  const int64_t e = static_cast<int64_t>(~found);
-  int64_t line = e / lines.length;
-  int64_t offset = (e - line * lines.length) * lines.indexStride;
-  for (size_t d = lines.outerSizes.size(); d-- > 0;) {
-    offset += (line % lines.outerSizes[d]) * lines.indexOuterStrides[d];
-    line /= lines.outerSizes[d];
-  }
-  int64_t value = 0;
-  const char *at = static_cast<const char *>(index.data()) +
-                   offset * static_cast<int64_t>(index.itemSize());
-  if (index.dtype() == ScalarType::Int32) {
-    int32_t narrow = 0;
-    if (Error err = shims::cuda::copyBytes(&narrow, at, sizeof(narrow), on.device()))
-      return err;
-    if (Error err = shims::cuda::synchronize(on.device()))
-      return err;
-    value = narrow;
-  } else {
-    if (Error err = shims::cuda::copyBytes(&value, at, sizeof(value), on.device()))
-      return err;
-    if (Error err = shims::cuda::synchronize(on.device()))
-      return err;
-  }
-  return Error::failure("index ", value, " is out of bounds for dimension ",
-                        lines.dim, " with size ", lines.bound);
+  return takeCheckFailure(on.device());
 }
 
 Error scatter(const Tensor &out, const Tensor &index, const ScatterLines &lines,
               const ScatterWork &work) {
-  Expected<LineArgs> args = argsOf(lines);
+  Expected<ScatterArgs> args = argsOf(lines);
   if (!args)
     return args.takeError();
   OnStream on(out);
   if (Error err = on.takeStatus())
     return err;
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
   return visitDtype(out.dtype(), "scatter", [&]<typename T>() -> Error {
     if constexpr (!kIsScatterType<T>) {
       return Error::failure("scatter has no CUDA kernel for ",
                             dtypeName(out.dtype()));
     } else {
       if (index.dtype() == ScalarType::Int32)
-        return launchScatter<T, int32_t>(on, out, index, *args, work);
-      return launchScatter<T, int64_t>(on, out, index, *args, work);
+        return launchScatter<T, int32_t>(on, out, index, *args, work, *check);
+      return launchScatter<T, int64_t>(on, out, index, *args, work, *check);
     }
   });
 }

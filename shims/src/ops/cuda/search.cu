@@ -8,13 +8,16 @@
 //    the source dtype, the same conversion torch's .to(common) makes), so
 //    no converted copies are made. CUB has no batched search with torch's
 //    NaN rule, and one thread per value is what torch does too.
-//  - checkSorter: one kernel raises a flag for a value outside [0, length);
-//    the host reads it, waiting for the stream (torch reads its aminmax
-//    back too).
-//  - valueRange: per-block minimum and maximum (NaN-propagating, in
-//    double), then one block reduces the partials; the host reads the two
-//    values, waiting for the stream (torch's histc reads self.min() and
-//    self.max() back the same way).
+//    With a sorter, the same launch also checks every sorter entry
+//    (grid-stride over them) and records one outside [0, length)
+//    (ops/checks.h: nothing waits; torch reads its aminmax back); the
+//    search reads a bad entry's own position instead of following it.
+//  - histc's range from the data (min == max): per-block minimum and
+//    maximum (NaN-propagating, in double), then one block reduces the
+//    partials and settles the range on the device as the host would (1
+//    added on each side when empty; a range that is not finite, or empty,
+//    is recorded and the histogram stays zero). Nothing is read back
+//    (torch's histc reads self.min() and self.max() back).
 //  - histc: torch's bin arithmetic in its accumulation type (float for
 //    float32, double for float64, exact 128-bit integer arithmetic for the
 //    integers, where torch's int64 products could overflow), the high edge
@@ -32,8 +35,10 @@
 #include "ops/search.h"
 
 #include "copy.h"
+#include "ops/cuda/checks.cuh"
 #include "ops/cuda/element.cuh"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -73,24 +78,34 @@ struct SearchArgs {
   const void *boundaries;
   int32_t boundaryCode;
   const int64_t *sorter;
+  int64_t sorterNumel;
   int64_t values, valuesPerRow, length;
   bool oneRow, right, scalarInput;
   double scalar;
 };
 
 template <typename T, typename Out>
-__global__ void searchKernel(Out *out, SearchArgs a) {
+__global__ void searchKernel(Out *out, SearchArgs a, DeviceCheck *check) {
   using C = Compute<T>;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < a.values; i += step) {
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (a.sorter)
+    for (int64_t k = first; k < a.sorterNumel; k += step)
+      if (a.sorter[k] < 0 || a.sorter[k] >= a.length)
+        recordCheck(check, CheckKind::SorterOutOfRange, a.sorter[k], a.length);
+  for (int64_t i = first; i < a.values; i += step) {
     const C value = a.scalarInput ? load(store<T>(a.scalar))
                                   : readAs<T>(a.input, a.inputCode, i);
     const int64_t origin = a.oneRow ? 0 : i / a.valuesPerRow * a.length;
     int64_t start = origin, end = origin + a.length;
     while (start < end) {
       const int64_t mid = start + ((end - start) >> 1);
-      const int64_t at = a.sorter ? a.sorter[mid] + origin : mid;
+      int64_t at = mid;
+      if (a.sorter) {
+        const int64_t sorted = a.sorter[mid];
+        if (sorted >= 0 && sorted < a.length)
+          at = sorted + origin;
+      }
       const C bound = readAs<T>(a.boundaries, a.boundaryCode, at);
       const bool before = a.right ? !(bound > value) : !(bound >= value);
       if (before)
@@ -100,15 +115,6 @@ __global__ void searchKernel(Out *out, SearchArgs a) {
     }
     out[i] = static_cast<Out>(start - origin);
   }
-}
-
-__global__ void sorterKernel(const int64_t *sorter, int64_t n, int64_t length,
-                             unsigned long long *bad) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < n; i += step)
-    if (sorter[i] < 0 || sorter[i] >= length)
-      atomicMax(bad, ~static_cast<unsigned long long>(i));
 }
 
 constexpr unsigned kRangeBlocks = 1024;
@@ -153,17 +159,43 @@ __global__ void rangeKernel(const T *data, int64_t n, Partial *partials) {
     partials[blockIdx.x] = block;
 }
 
-__global__ void rangeFinishKernel(Partial *partials, unsigned count,
-                                  double *result) {
+// histc's range as settled on the device; the histogram counts nothing
+// unless valid.
+struct HistRange {
+  double low, high;
+  int valid;
+};
+
+// The data's [min, max] (NaN when it holds one), widened by 1 on each side
+// when empty, then checked as ops/search.cpp checks a range it was given.
+__global__ void rangeFinishKernel(const Partial *partials, unsigned count,
+                                  HistRange *range, DeviceCheck *check) {
   Partial mine{0, 0, 0, 0};
   for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
     mine = merge(mine, partials[i]);
   const Partial all = blockMerge(mine);
-  if (threadIdx.x == 0) {
-    const double nan = __longlong_as_double(0x7ff8000000000000ll);
-    result[0] = all.nan ? nan : all.low;
-    result[1] = all.nan ? nan : all.high;
+  if (threadIdx.x != 0)
+    return;
+  const double nan = __longlong_as_double(0x7ff8000000000000ll);
+  double low = all.nan ? nan : all.low;
+  double high = all.nan ? nan : all.high;
+  if (low == high) {
+    low -= 1;
+    high += 1;
   }
+  int valid = 1;
+  if (!isfinite(low) || !isfinite(high)) {
+    recordCheck(check, CheckKind::HistcNotFinite, 0, __double_as_longlong(low),
+                __double_as_longlong(high));
+    valid = 0;
+  } else if (!(low < high)) {
+    recordCheck(check, CheckKind::HistcEmptyRange, 0, __double_as_longlong(low),
+                __double_as_longlong(high));
+    valid = 0;
+  }
+  range->low = low;
+  range->high = high;
+  range->valid = valid;
 }
 
 constexpr int64_t kSharedBins = 12288; // 48 KiB of 32-bit counters
@@ -197,11 +229,27 @@ __device__ inline int64_t binOf(T x, typename Bounds<T>::type low,
   return bin >= bins ? bins - 1 : (bin < 0 ? 0 : bin);
 }
 
+// The bounds a histogram kernel uses: its arguments, or the range settled
+// on the device (false: count nothing).
+template <typename B>
+__device__ inline bool boundsFrom(const HistRange *range, B &low, B &high) {
+  if (!range)
+    return true;
+  if (!range->valid)
+    return false;
+  low = static_cast<B>(range->low);
+  high = static_cast<B>(range->high);
+  return true;
+}
+
 template <typename T>
 __global__ void histcSharedKernel(const T *data, int64_t n,
                                   typename Bounds<T>::type low,
-                                  typename Bounds<T>::type high, int64_t bins,
+                                  typename Bounds<T>::type high,
+                                  const HistRange *range, int64_t bins,
                                   unsigned long long *counts) {
+  if (!boundsFrom(range, low, high))
+    return;
   extern __shared__ unsigned sharedCounts[];
   for (int64_t b = threadIdx.x; b < bins; b += blockDim.x)
     sharedCounts[b] = 0;
@@ -222,8 +270,11 @@ __global__ void histcSharedKernel(const T *data, int64_t n,
 template <typename T>
 __global__ void histcGlobalKernel(const T *data, int64_t n,
                                   typename Bounds<T>::type low,
-                                  typename Bounds<T>::type high, int64_t bins,
+                                  typename Bounds<T>::type high,
+                                  const HistRange *range, int64_t bins,
                                   unsigned long long *counts) {
+  if (!boundsFrom(range, low, high))
+    return;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < n; i += step) {
@@ -246,18 +297,6 @@ __global__ void countsToDtypeKernel(const unsigned long long *counts,
   }
 }
 
-// A one-element int64 device scratch, zeroed on the stream.
-Expected<Tensor> zeroedFlag(const Tensor &like, const OnStream &on) {
-  const int64_t one = 1;
-  Expected<Tensor> flag = Tensor::emptyContiguous(
-      std::span<const int64_t>(&one, 1), ScalarType::Int64, like.device());
-  if (!flag)
-    return flag.takeError();
-  if (Error err = shims::cuda::zeroBytes(flag->data(), sizeof(int64_t), on.device()))
-    return err;
-  return flag;
-}
-
 template <typename T> constexpr bool kIsHistcType =
     std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> ||
     std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t> ||
@@ -272,12 +311,16 @@ Error searchSorted(const Tensor &out, const Tensor *input,
   OnStream on(boundaries);
   if (Error err = on.takeStatus())
     return err;
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
   SearchArgs a = {};
   a.input = input ? input->data() : nullptr;
   a.inputCode = input ? static_cast<int32_t>(input->dtype()) : 0;
   a.boundaries = boundaries.data();
   a.boundaryCode = static_cast<int32_t>(boundaries.dtype());
   a.sorter = sorter ? static_cast<const int64_t *>(sorter->data()) : nullptr;
+  a.sorterNumel = sorter ? sorter->numel() : 0;
   a.values = p.values;
   a.valuesPerRow = p.valuesPerRow;
   a.length = p.boundaryLength;
@@ -285,95 +328,31 @@ Error searchSorted(const Tensor &out, const Tensor *input,
   a.right = p.right;
   a.scalarInput = p.scalarInput;
   a.scalar = p.scalar;
-  return visitDtype(p.common, "searchsorted", [&]<typename T>() -> Error {
-    if constexpr (std::is_same_v<T, Bool> || std::is_same_v<T, uint16_t> ||
-                  std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>) {
-      return Error::failure("searchsorted has no CUDA kernel for ",
-                            dtypeName(p.common));
-    } else {
-      if (out.dtype() == ScalarType::Int32)
-        searchKernel<T, int32_t><<<blocksFor(p.values), kThreadsPerBlock, 0,
-                                   on.stream()>>>(
-            static_cast<int32_t *>(out.data()), a);
-      else
-        searchKernel<T, int64_t><<<blocksFor(p.values), kThreadsPerBlock, 0,
-                                   on.stream()>>>(
-            static_cast<int64_t *>(out.data()), a);
-      return on.launched("searchsorted kernel launch");
-    }
-  });
-}
-
-Error checkSorter(const Tensor &sorter, int64_t boundaryLength) {
-  Expected<Tensor> contiguous =
-      sorter.isContiguous() ? Expected<Tensor>(sorter) : cloneContiguous(sorter);
-  if (!contiguous)
-    return contiguous.takeError();
-  OnStream on(sorter);
-  if (Error err = on.takeStatus())
-    return err;
-  Expected<Tensor> flag = zeroedFlag(sorter, on);
-  if (!flag)
-    return flag.takeError();
-  auto *bad = static_cast<unsigned long long *>(flag->data());
-  const int64_t n = contiguous->numel();
-  sorterKernel<<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
-      static_cast<const int64_t *>(contiguous->data()), n, boundaryLength, bad);
-  if (Error err = on.launched("searchsorted sorter check launch"))
-    return err;
-  unsigned long long found = 0;
-  if (Error err = shims::cuda::copyBytes(&found, bad, sizeof(found), on.device()))
-    return err;
-  if (Error err = shims::cuda::synchronize(on.device()))
-    return err;
-  if (found == 0)
-    return Error::success();
-  int64_t value = 0;
-  const int64_t *at = static_cast<const int64_t *>(contiguous->data()) +
-                      static_cast<int64_t>(~found);
-  if (Error err = shims::cuda::copyBytes(&value, at, sizeof(value), on.device()))
-    return err;
-  if (Error err = shims::cuda::synchronize(on.device()))
-    return err;
-  return Error::failure("sorter holds ", value, ", outside [0, ",
-                        boundaryLength, ")");
-}
-
-Expected<ValueRange> valueRange(const Tensor &input) {
-  Expected<Tensor> contiguous =
-      input.isContiguous() ? Expected<Tensor>(input) : cloneContiguous(input);
-  if (!contiguous)
-    return contiguous.takeError();
-  OnStream on(input);
-  if (Error err = on.takeStatus())
-    return err;
-  const int64_t n = contiguous->numel();
-  const unsigned blocks = std::min(blocksFor(n), kRangeBlocks);
-  const int64_t scratch = static_cast<int64_t>(
-      (blocks * sizeof(Partial) + 2 * sizeof(double) + 7) / 8);
-  Expected<Tensor> temp = Tensor::emptyContiguous(
-      std::span<const int64_t>(&scratch, 1), ScalarType::Int64, input.device());
-  if (!temp)
-    return temp.takeError();
-  auto *partials = static_cast<Partial *>(temp->data());
-  auto *result = reinterpret_cast<double *>(partials + blocks);
-  Error launched = visitDtype(input.dtype(), "histc", [&]<typename T>() -> Error {
-    rangeKernel<T><<<blocks, kThreadsPerBlock, 0, on.stream()>>>(
-        static_cast<const T *>(contiguous->data()), n, partials);
-    if (Error err = on.launched("histc range kernel launch"))
-      return err;
-    rangeFinishKernel<<<1, kThreadsPerBlock, 0, on.stream()>>>(partials, blocks,
-                                                               result);
-    return on.launched("histc range kernel launch");
-  });
+  const unsigned blocks = blocksFor(std::max(p.values, a.sorterNumel));
+  Error launched =
+      visitDtype(p.common, "searchsorted", [&]<typename T>() -> Error {
+        if constexpr (std::is_same_v<T, Bool> || std::is_same_v<T, uint16_t> ||
+                      std::is_same_v<T, uint32_t> ||
+                      std::is_same_v<T, uint64_t>) {
+          return Error::failure("searchsorted has no CUDA kernel for ",
+                                dtypeName(p.common));
+        } else {
+          if (out.dtype() == ScalarType::Int32)
+            searchKernel<T, int32_t>
+                <<<blocks, kThreadsPerBlock, 0, on.stream()>>>(
+                    static_cast<int32_t *>(out.data()), a, *check);
+          else
+            searchKernel<T, int64_t>
+                <<<blocks, kThreadsPerBlock, 0, on.stream()>>>(
+                    static_cast<int64_t *>(out.data()), a, *check);
+          return on.launched("searchsorted kernel launch");
+        }
+      });
   if (launched)
     return launched;
-  double host[2] = {0, 0};
-  if (Error err = shims::cuda::copyBytes(host, result, sizeof(host), on.device()))
-    return err;
-  if (Error err = shims::cuda::synchronize(on.device()))
-    return err;
-  return ValueRange{host[0], host[1]};
+  if (!sorter)
+    return Error::success();
+  return verdictIfSync(on);
 }
 
 Error histc(const Tensor &hist, const Tensor &input, const Histc &p) {
@@ -384,17 +363,32 @@ Error histc(const Tensor &hist, const Tensor &input, const Histc &p) {
   OnStream on(input);
   if (Error err = on.takeStatus())
     return err;
+  Expected<DeviceCheck *> check = checkWordFor(on);
+  if (!check)
+    return check.takeError();
   const int64_t bins = p.bins;
-  Expected<Tensor> counts = Tensor::emptyContiguous(
-      std::span<const int64_t>(&bins, 1), ScalarType::Int64, input.device());
-  if (!counts)
-    return counts.takeError();
-  auto *countData = static_cast<unsigned long long *>(counts->data());
-  if (Error err = shims::cuda::zeroBytes(countData, bins * sizeof(int64_t),
-                                         on.device()))
-    return err;
   const int64_t n = contiguous->numel();
-  return visitDtype(input.dtype(), "histc", [&]<typename T>() -> Error {
+  // One scratch: the 64-bit counts, then (for a range from the data) the
+  // range's partials and the settled range.
+  const unsigned rangeBlocks =
+      p.fromData ? std::min(blocksFor(n), kRangeBlocks) : 0u;
+  const size_t countBytes = static_cast<size_t>(bins) * sizeof(int64_t);
+  const size_t partialBytes = rangeBlocks * sizeof(Partial);
+  const int64_t words = static_cast<int64_t>(
+      (countBytes + partialBytes + sizeof(HistRange) + 7) / 8);
+  Expected<Tensor> scratch = Tensor::emptyContiguous(
+      std::span<const int64_t>(&words, 1), ScalarType::Int64, input.device());
+  if (!scratch)
+    return scratch.takeError();
+  auto *base = static_cast<char *>(scratch->data());
+  auto *countData = reinterpret_cast<unsigned long long *>(base);
+  auto *partials = reinterpret_cast<Partial *>(base + countBytes);
+  auto *range = p.fromData ? reinterpret_cast<HistRange *>(
+                                 base + countBytes + partialBytes)
+                           : nullptr;
+  if (Error err = shims::cuda::zeroBytes(countData, countBytes, on.device()))
+    return err;
+  Error launched = visitDtype(input.dtype(), "histc", [&]<typename T>() -> Error {
     if constexpr (!kIsHistcType<T>) {
       return Error::failure("histc has no CUDA kernel for ",
                             dtypeName(input.dtype()));
@@ -402,17 +396,27 @@ Error histc(const Tensor &hist, const Tensor &input, const Histc &p) {
       using B = typename Bounds<T>::type;
       const B low = static_cast<B>(p.low), high = static_cast<B>(p.high);
       const T *data = static_cast<const T *>(contiguous->data());
+      if (p.fromData) {
+        rangeKernel<T><<<rangeBlocks, kThreadsPerBlock, 0, on.stream()>>>(
+            data, n, partials);
+        if (Error err = on.launched("histc range kernel launch"))
+          return err;
+        rangeFinishKernel<<<1, kThreadsPerBlock, 0, on.stream()>>>(
+            partials, rangeBlocks, range, *check);
+        if (Error err = on.launched("histc range kernel launch"))
+          return err;
+      }
       if (n > 0) {
         if (bins <= kSharedBins) {
           const unsigned blocks = std::min(blocksFor(n), 1024u);
           histcSharedKernel<T><<<blocks, kThreadsPerBlock,
                                  static_cast<size_t>(bins) * sizeof(unsigned),
-                                 on.stream()>>>(data, n, low, high, bins,
-                                                countData);
+                                 on.stream()>>>(data, n, low, high, range,
+                                                bins, countData);
         } else {
           histcGlobalKernel<T><<<blocksFor(n), kThreadsPerBlock, 0,
-                                 on.stream()>>>(data, n, low, high, bins,
-                                                countData);
+                                 on.stream()>>>(data, n, low, high, range,
+                                                bins, countData);
         }
         if (Error err = on.launched("histc kernel launch"))
           return err;
@@ -423,6 +427,11 @@ Error histc(const Tensor &hist, const Tensor &input, const Histc &p) {
       return on.launched("histc conversion launch");
     }
   });
+  if (launched)
+    return launched;
+  if (!p.fromData)
+    return Error::success();
+  return verdictIfSync(on);
 }
 
 } // namespace aoti::shims::ops::cuda

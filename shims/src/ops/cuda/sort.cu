@@ -1,32 +1,41 @@
 //===- ops/cuda/sort.cu - sort, topk, kthvalue, median, mode on a GPU -----===//
 //
-// One pipeline for every op, all on the current stream of self's device,
-// nothing waited for:
-//  1. makeKeys: one thread per element reads self through its strides (any
-//     layout, no copy first) and writes the element's orderedKey
-//     (ops/sort.h) and its index, row after row, densely. Keys of 8- and
-//     16-bit elements are widened to 32 bits, so that CUB is instantiated
-//     for two key types only (32 and 64 bits); the radix sorts still look
-//     at the element's own bits only (end_bit).
-//  2. CUB sorts the (key, index) pairs of every row, stably, ascending or
-//     descending: cub::DeviceRadixSort::SortPairs when there is one row (a
-//     long one, or median's whole tensor), else
-//     cub::DeviceSegmentedSort::StableSortPairs, whose segments are the
-//     rows (it sorts small segments in a warp or block and large ones with
-//     a radix sort, so 3000 rows of 7 and 4 rows of 5000 both run well).
-//     Equal keys keep their index order in both, which makes the result
-//     the same as the CPU's element for element.
-//  3. One kernel per op reads the sorted pairs and writes the results
-//     through their strides: writeSlice (sort, topk, kthvalue: positions
-//     [first, first + count) of each row, the value gathered from self at
-//     the sorted index so that -0.0 and NaN payloads survive), modeRows
-//     (one thread per row walks its runs of equal keys), medianPick (one
-//     thread: the NaN count by binary search for kNanKey, then
-//     medianPosition()).
-// Temporaries (keys and indices twice, segment offsets, CUB's scratch) are
-// tensors from Tensor::emptyContiguous, released stream-ordered. Cost: a
-// full sort for every op, O(n) radix passes; topk, kthvalue and median
-// would be cheaper with a radix select (docs/ops/sort.md).
+// Every op orders (key, index) pairs, the key being the element's
+// orderedKey (ops/sort.h) and the index its position along the row; the
+// pairs are all distinct, so any correct sort of them gives the stable
+// order, the same as the CPU's element for element. Two algorithms, by row
+// length, all on the current stream of self's device, nothing waited for:
+//
+//  - Rows of at most kSmallRowMax (2048) elements: one kernel, no
+//    temporaries (sortSmallRows). A block takes one or more whole rows
+//    (rowsPerBlock = max(1, 512 / width), width the row length rounded up
+//    to a power of two), reads them through self's strides into shared
+//    memory as packed (key, index) integers (key in the high half, so that
+//    integer order is the pairs' order; padding sorts last), sorts each
+//    row's width-long segment with a bitonic network (log2(width) *
+//    (log2(width) + 1) / 2 steps of width / 2 compare-exchanges, one per
+//    thread), and writes positions [first, first + count) of each row
+//    (sort, topk, kthvalue), the value gathered from self at the index so
+//    that -0.0 and NaN payloads survive, or walks each row's runs (mode,
+//    one thread per row). Descending order flips the key's bits, so that
+//    equal keys still come in index order.
+//  - Longer rows (and median, which orders all elements as one row): one
+//    cub::DeviceRadixSort::SortPairs over every element at once, keyed by
+//    (row, key) packed into 64 bits (the row above the key's own kBits;
+//    a 128-bit key through CUB's decomposer when they do not fit, i.e. for
+//    64-bit elements in several rows) with uint32 indices as values, over
+//    only the bits that matter. The radix sort is stable and the row is the
+//    most significant digit, so rows stay apart, in order, each sorted
+//    stably: the few-long-rows case uses the whole GPU, which
+//    cub::DeviceSegmentedSort does not (one block per segment). A key
+//    kernel before (makeRadixKeys) and a result kernel after (writeSlice,
+//    modeRows: one thread per row walking its runs; medianPick: one thread,
+//    the NaN count by binary search, then medianPosition()). The keys,
+//    indices (both double-buffered) and CUB's scratch are one allocation.
+//
+// Indices are 32-bit inside the sorts; a row (or median's tensor) of
+// 2^32 or more elements is refused (it would need more than 80 GiB of
+// temporaries anyway). See docs/ops/sort.md for the costs.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/sort.h"
@@ -34,7 +43,9 @@
 #include "ops/cuda/element.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_segmented_sort.cuh>
+#include <cub/util_type.cuh>
+
+#include <cuda/std/tuple>
 
 #include <cstdint>
 #include <type_traits>
@@ -156,32 +167,196 @@ __device__ bool isNanKey(typename KeyOf<T>::Key key) {
     return false;
 }
 
-// --- Kernels --------------------------------------------------------------
+/// The longest row the shared-memory path sorts; longer ones go to the
+/// radix sort over all rows.
+constexpr int64_t kSmallRowMax = 2048;
+/// The fewest entries a block of the shared-memory path sorts: short rows
+/// are grouped so that a block keeps 256 threads busy.
+constexpr int32_t kSmallTile = 512;
 
-// keys[e], indices[e] for element e = row * length + j of self: its key,
-// and j (or e itself, `linear`: median sorts all elements as one row).
-template <typename T>
-__global__ void makeKeys(typename KeyOf<T>::Key *keys, int64_t *indices,
-                         const T *self, RowShape shape, RowPlace place,
-                         bool linear) {
-  const int64_t n = shape.rows * shape.length;
-  for (int64_t e = firstItem(); e < n; e += itemStep()) {
-    const int64_t row = e / shape.length, j = e % shape.length;
-    keys[e] = KeyOf<T>::key(self[rowOffset(row, shape, place) + j * place.along]);
-    indices[e] = linear ? e : j;
+// The key's kBits low bits set: flipping them reverses the order.
+template <typename T> __host__ __device__ constexpr uint64_t keyMask() {
+  constexpr int bits = KeyOf<T>::kBits;
+  if constexpr (bits >= 64)
+    return ~uint64_t{0};
+  else
+    return (uint64_t{1} << bits) - 1;
+}
+
+// --- Short rows: one block sorts whole rows in shared memory ---------------
+
+// A (key, index) pair as one unsigned integer twice the key's width, the
+// key in the high half: their integer order is the pairs' order.
+template <typename Key> struct PackedOf;
+template <> struct PackedOf<uint32_t> {
+  using type = uint64_t;
+};
+template <> struct PackedOf<uint64_t> {
+  using type = unsigned __int128;
+};
+template <typename Key> using Packed = typename PackedOf<Key>::type;
+
+enum class RowResult { Slice, Mode };
+
+// Rows [r0, r0 + rowsPerBlock) per block (grid-stride), each padded to
+// 2^widthLog2 entries. Slice: positions [first, first + count) of each
+// sorted row into values and indices; Mode: each row's mode.
+template <typename T, RowResult Result>
+__global__ void __launch_bounds__(1024)
+    sortSmallRows(T *values, int64_t *indices, const T *self, RowShape shape,
+                  RowPlace selfPlace, RowPlace valuesPlace,
+                  RowPlace indicesPlace, int32_t widthLog2,
+                  int32_t rowsPerBlock, bool descending, int32_t first,
+                  int32_t count) {
+  using K = KeyOf<T>;
+  using Key = typename K::Key;
+  using P = Packed<Key>;
+  constexpr int kShift = static_cast<int>(sizeof(Key) * 8);
+  extern __shared__ __align__(16) unsigned char sortShared[];
+  P *tile = reinterpret_cast<P *>(sortShared);
+  const int32_t width = 1 << widthLog2;
+  const int32_t entries = width * rowsPerBlock;
+  const Key flip = descending ? static_cast<Key>(keyMask<T>()) : Key{0};
+  const int64_t rowStep = static_cast<int64_t>(gridDim.x) * rowsPerBlock;
+  for (int64_t firstRow = static_cast<int64_t>(blockIdx.x) * rowsPerBlock;
+       firstRow < shape.rows; firstRow += rowStep) {
+    for (int32_t e = threadIdx.x; e < entries; e += blockDim.x) {
+      const int64_t row = firstRow + (e >> widthLog2);
+      const int32_t j = e & (width - 1);
+      P entry = ~P{0}; // padding, after every real pair
+      if (row < shape.rows && j < shape.length) {
+        const Key key = static_cast<Key>(
+            K::key(self[rowOffset(row, shape, selfPlace) +
+                        j * selfPlace.along]) ^
+            flip);
+        entry = (static_cast<P>(key) << kShift) | static_cast<P>(j);
+      }
+      tile[e] = entry;
+    }
+    __syncthreads();
+    // Bitonic sort of every width-long segment, ascending: stage k merges
+    // runs of k / 2 into runs of k, alternating direction except at the
+    // last stage (k == width), where every segment ends ascending.
+    for (int32_t k = 2; k <= width; k <<= 1) {
+      for (int32_t j = k >> 1; j > 0; j >>= 1) {
+        for (int32_t c = threadIdx.x; c < entries / 2; c += blockDim.x) {
+          const int32_t low = ((c & ~(j - 1)) << 1) | (c & (j - 1));
+          const int32_t high = low | j;
+          const bool ascending = k == width || (low & k) == 0;
+          const P a = tile[low], b = tile[high];
+          if ((a > b) == ascending) {
+            tile[low] = b;
+            tile[high] = a;
+          }
+        }
+        __syncthreads();
+      }
+    }
+    if constexpr (Result == RowResult::Slice) {
+      for (int32_t o = threadIdx.x; o < rowsPerBlock * count; o += blockDim.x) {
+        const int32_t local = o / count, p = o % count;
+        const int64_t row = firstRow + local;
+        if (row >= shape.rows)
+          break;
+        const int64_t index = static_cast<uint32_t>(
+            tile[(local << widthLog2) + first + p]);
+        values[rowOffset(row, shape, valuesPlace) + p * valuesPlace.along] =
+            self[rowOffset(row, shape, selfPlace) + index * selfPlace.along];
+        indices[rowOffset(row, shape, indicesPlace) +
+                p * indicesPlace.along] = index;
+      }
+    } else {
+      // The first run of equal keys longer than every earlier one (every
+      // NaN a run of its own), and the last index in it.
+      for (int32_t local = threadIdx.x; local < rowsPerBlock;
+           local += blockDim.x) {
+        const int64_t row = firstRow + local;
+        if (row >= shape.rows)
+          break;
+        const P *sorted = tile + (local << widthLog2);
+        const int32_t length = static_cast<int32_t>(shape.length);
+        int32_t bestCount = 0, bestEnd = 0, runStart = 0;
+        Key key = static_cast<Key>(sorted[0] >> kShift);
+        for (int32_t p = 0; p < length; ++p) {
+          const Key next = p + 1 < length
+                               ? static_cast<Key>(sorted[p + 1] >> kShift)
+                               : key;
+          const bool runEnds =
+              p + 1 == length || key != next || isNanKey<T>(key);
+          if (runEnds) {
+            if (p - runStart + 1 > bestCount) {
+              bestCount = p - runStart + 1;
+              bestEnd = p;
+            }
+            runStart = p + 1;
+          }
+          key = next;
+        }
+        const int64_t index = static_cast<uint32_t>(sorted[bestEnd]);
+        values[rowOffset(row, shape, valuesPlace)] =
+            self[rowOffset(row, shape, selfPlace) + index * selfPlace.along];
+        indices[rowOffset(row, shape, indicesPlace)] = index;
+      }
+    }
+    __syncthreads();
   }
 }
 
-__global__ void fillOffsets(int64_t *offsets, int64_t segments,
-                            int64_t length) {
-  for (int64_t i = firstItem(); i <= segments; i += itemStep())
-    offsets[i] = i * length;
+// --- Long rows: one radix sort over all rows ---------------------------------
+
+// (row, key) when they do not fit in 64 bits: CUB sorts it through
+// WideKeyParts, the row the more significant part.
+struct WideKey {
+  uint64_t row;
+  uint64_t key;
+};
+struct WideKeyParts {
+  __host__ __device__ ::cuda::std::tuple<uint64_t &, uint64_t &>
+  operator()(WideKey &k) const {
+    return {k.row, k.key};
+  }
+};
+
+// The sort key of element key `key` (kBits wide) in row `row`, and back.
+template <typename SortKey>
+__device__ SortKey composeKey(uint64_t row, uint64_t key, int kBits) {
+  if constexpr (std::is_same_v<SortKey, WideKey>)
+    return WideKey{row, key};
+  else
+    return kBits >= 64 ? key : (row << kBits) | key;
+}
+__device__ uint64_t elementKey(uint64_t sortKey, int kBits) {
+  return kBits >= 64 ? sortKey : sortKey & ((uint64_t{1} << kBits) - 1);
+}
+__device__ uint64_t elementKey(const WideKey &sortKey, int) {
+  return sortKey.key;
+}
+
+// keys[e], indices[e] for element e = row * length + j of self: its sort
+// key (the row 0 for `linear`) and j (e itself for `linear`: median sorts
+// all elements as one row).
+template <typename T, typename SortKey>
+__global__ void makeRadixKeys(SortKey *keys, uint32_t *indices, const T *self,
+                              RowShape shape, RowPlace place, bool descending,
+                              bool linear) {
+  const int64_t n = shape.rows * shape.length;
+  const uint64_t flip = descending ? keyMask<T>() : 0;
+  for (int64_t e = firstItem(); e < n; e += itemStep()) {
+    const int64_t row = e / shape.length, j = e % shape.length;
+    const uint64_t key = static_cast<uint64_t>(KeyOf<T>::key(
+                             self[rowOffset(row, shape, place) +
+                                  j * place.along])) ^
+                         flip;
+    keys[e] = composeKey<SortKey>(linear ? 0 : static_cast<uint64_t>(row),
+                                  key, KeyOf<T>::kBits);
+    indices[e] = static_cast<uint32_t>(linear ? e : j);
+  }
 }
 
 // Positions [first, first + count) of every sorted row into the results.
 template <typename T>
 __global__ void writeSlice(T *values, int64_t *indices, const T *self,
-                           const int64_t *sorted, RowShape shape,
+                           const uint32_t *sorted, RowShape shape,
                            RowPlace selfPlace, RowPlace valuesPlace,
                            RowPlace indicesPlace, int64_t first,
                            int64_t count) {
@@ -198,19 +373,22 @@ __global__ void writeSlice(T *values, int64_t *indices, const T *self,
 
 // One thread per sorted row: the first run of equal keys longer than every
 // earlier one (every NaN a run of its own), and the last index in it.
-template <typename T>
+template <typename T, typename SortKey>
 __global__ void modeRows(T *values, int64_t *indices, const T *self,
-                         const typename KeyOf<T>::Key *keys,
-                         const int64_t *sorted, RowShape shape,
-                         RowPlace selfPlace, RowPlace valuesPlace,
-                         RowPlace indicesPlace) {
+                         const SortKey *keys, const uint32_t *sorted,
+                         RowShape shape, RowPlace selfPlace,
+                         RowPlace valuesPlace, RowPlace indicesPlace) {
+  using Key = typename KeyOf<T>::Key;
+  constexpr int kBits = KeyOf<T>::kBits;
   for (int64_t row = firstItem(); row < shape.rows; row += itemStep()) {
     const int64_t base = row * shape.length;
     int64_t bestCount = 0, bestEnd = 0, runStart = 0;
     for (int64_t p = 0; p < shape.length; ++p) {
-      const auto key = keys[base + p];
-      const bool runEnds = p + 1 == shape.length ||
-                           key != keys[base + p + 1] || isNanKey<T>(key);
+      const uint64_t key = elementKey(keys[base + p], kBits);
+      const bool runEnds =
+          p + 1 == shape.length ||
+          key != elementKey(keys[base + p + 1], kBits) ||
+          isNanKey<T>(static_cast<Key>(key));
       if (!runEnds)
         continue;
       if (p - runStart + 1 > bestCount) {
@@ -226,19 +404,20 @@ __global__ void modeRows(T *values, int64_t *indices, const T *self,
   }
 }
 
-// One thread: the median of all n sorted elements (NaNs last).
+// One thread: the median of all n sorted elements (NaNs last), their sort
+// keys being the element keys (one row).
 template <typename T>
-__global__ void medianPick(T *out, const T *self,
-                           const typename KeyOf<T>::Key *keys,
-                           const int64_t *sorted, RowShape shape,
+__global__ void medianPick(T *out, const T *self, const uint64_t *keys,
+                           const uint32_t *sorted, RowShape shape,
                            RowPlace place, bool ignoreNan) {
+  using Key = typename KeyOf<T>::Key;
   const int64_t n = shape.rows * shape.length;
   int64_t nans = 0;
   if constexpr (KeyOf<T>::kHasNan) {
     int64_t low = 0, high = n; // the first NaN key
     while (low < high) {
       const int64_t middle = low + (high - low) / 2;
-      if (isNanKey<T>(keys[middle]))
+      if (isNanKey<T>(static_cast<Key>(keys[middle])))
         high = middle;
       else
         low = middle + 1;
@@ -261,119 +440,140 @@ template <typename T> __global__ void emptyMedian(T *out) {
 
 // --- Host side ------------------------------------------------------------
 
-/// Uninitialised device memory for `count` elements of E, stream-ordered.
-template <typename E> struct DeviceArray {
-  Tensor tensor;
-  E *data() const { return static_cast<E *>(tensor.data()); }
-};
-template <typename E>
-Expected<DeviceArray<E>> deviceArray(int64_t count, const Device &device) {
-  const int64_t sizes[] = {static_cast<int64_t>(count * sizeof(E))};
-  Expected<Tensor> bytes =
-      Tensor::emptyContiguous(sizes, ScalarType::UInt8, device);
-  if (!bytes)
-    return bytes.takeError();
-  return DeviceArray<E>{std::move(*bytes)};
+/// Uninitialised device memory, stream-ordered.
+Expected<Tensor> deviceBytes(size_t bytes, const Device &device) {
+  const int64_t sizes[] = {static_cast<int64_t>(bytes)};
+  return Tensor::emptyContiguous(sizes, ScalarType::UInt8, device);
 }
 
 Error checkCub(cudaError_t status, const char *what) {
   return shims::cuda::checkCuda(status, what);
 }
 
-// The (key, index) pairs of `segments` rows of `length`, sorted stably:
-// keysOut, indicesOut.
-template <typename T>
-Error sortPairs(const OnStream &on, const Device &device,
-                const typename KeyOf<T>::Key *keysIn,
-                typename KeyOf<T>::Key *keysOut, const int64_t *indicesIn,
-                int64_t *indicesOut, int64_t segments, int64_t length,
-                bool descending) {
-  const int64_t n = segments * length;
-  size_t bytes = 0;
-  if (segments == 1) {
-    constexpr int kEndBit = KeyOf<T>::kBits;
-    auto sort = [&](void *scratch) {
-      return descending
-                 ? cub::DeviceRadixSort::SortPairsDescending(
-                       scratch, bytes, keysIn, keysOut, indicesIn, indicesOut,
-                       n, 0, kEndBit, on.stream())
-                 : cub::DeviceRadixSort::SortPairs(
-                       scratch, bytes, keysIn, keysOut, indicesIn, indicesOut,
-                       n, 0, kEndBit, on.stream());
-    };
-    if (Error err = checkCub(sort(nullptr), "cub::DeviceRadixSort (size)"))
-      return err;
-    Expected<DeviceArray<uint8_t>> scratch =
-        deviceArray<uint8_t>(static_cast<int64_t>(bytes) + 1, device);
-    if (!scratch)
-      return scratch.takeError();
-    return checkCub(sort(scratch->data()), "cub::DeviceRadixSort");
-  }
-  Expected<DeviceArray<int64_t>> offsets =
-      deviceArray<int64_t>(segments + 1, device);
-  if (!offsets)
-    return offsets.takeError();
-  fillOffsets<<<blocksFor(segments + 1), kThreadsPerBlock, 0, on.stream()>>>(
-      offsets->data(), segments, length);
-  if (Error err = on.launched("sort offsets kernel launch"))
-    return err;
-  const int64_t *begins = offsets->data();
-  const int64_t *ends = offsets->data() + 1;
-  auto sort = [&](void *scratch) {
-    return descending
-               ? cub::DeviceSegmentedSort::StableSortPairsDescending(
-                     scratch, bytes, keysIn, keysOut, indicesIn, indicesOut, n,
-                     segments, begins, ends, on.stream())
-               : cub::DeviceSegmentedSort::StableSortPairs(
-                     scratch, bytes, keysIn, keysOut, indicesIn, indicesOut, n,
-                     segments, begins, ends, on.stream());
-  };
-  if (Error err = checkCub(sort(nullptr), "cub::DeviceSegmentedSort (size)"))
-    return err;
-  Expected<DeviceArray<uint8_t>> scratch =
-      deviceArray<uint8_t>(static_cast<int64_t>(bytes) + 1, device);
-  if (!scratch)
-    return scratch.takeError();
-  return checkCub(sort(scratch->data()), "cub::DeviceSegmentedSort");
+// The shared-memory path: one launch for all rows (length <= kSmallRowMax).
+template <typename T, RowResult Result>
+Error sortSmall(const OnStream &on, const Tensor &values,
+                const Tensor &indices, const Tensor &self,
+                const SortRows &rows, bool descending, int64_t first,
+                int64_t count) {
+  using P = Packed<typename KeyOf<T>::Key>;
+  int32_t widthLog2 = 0;
+  while ((int64_t{1} << widthLog2) < rows.length)
+    ++widthLog2;
+  const int32_t width = 1 << widthLog2;
+  const int32_t entries = width > kSmallTile ? width : kSmallTile;
+  const int32_t rowsPerBlock = entries / width;
+  const unsigned threads = static_cast<unsigned>(entries / 2 > 1024 ? 1024 : entries / 2);
+  const int64_t groups = (rows.rows + rowsPerBlock - 1) / rowsPerBlock;
+  const unsigned blocks =
+      static_cast<unsigned>(groups < 65536 ? groups : 65536);
+  const size_t shared = static_cast<size_t>(entries) * sizeof(P);
+  sortSmallRows<T, Result><<<blocks, threads, shared, on.stream()>>>(
+      static_cast<T *>(values.data()), static_cast<int64_t *>(indices.data()),
+      static_cast<const T *>(self.data()), shapeOf(rows), placeOf(rows.self),
+      placeOf(rows.values), placeOf(rows.indices), widthLog2, rowsPerBlock,
+      descending, static_cast<int32_t>(first), static_cast<int32_t>(count));
+  return on.launched("sort (short rows) kernel launch");
 }
 
-// Self's elements as sorted (key, index) pairs, `segments` rows of `length`
-// (every row, or all elements as one row with linear indices).
-template <typename T> struct SortedPairs {
-  DeviceArray<typename KeyOf<T>::Key> keys;
-  DeviceArray<int64_t> indices;
+// CUB's radix sort of the pairs, ascending on bits [0, endBit) of the key.
+cudaError_t radixSort(void *scratch, size_t &bytes,
+                      cub::DoubleBuffer<uint64_t> &keys,
+                      cub::DoubleBuffer<uint32_t> &indices, int64_t n,
+                      int endBit, cudaStream_t stream) {
+  return cub::DeviceRadixSort::SortPairs(scratch, bytes, keys, indices, n, 0,
+                                         endBit, stream);
+}
+cudaError_t radixSort(void *scratch, size_t &bytes,
+                      cub::DoubleBuffer<WideKey> &keys,
+                      cub::DoubleBuffer<uint32_t> &indices, int64_t n,
+                      int endBit, cudaStream_t stream) {
+  return cub::DeviceRadixSort::SortPairs(scratch, bytes, keys, indices, n,
+                                         WideKeyParts{}, 0, endBit, stream);
+}
+
+// Self's elements as sorted (sort key, index) pairs: rows.rows rows of
+// rows.length, or all elements as one row with linear indices (asOneRow).
+template <typename SortKey> struct RadixSorted {
+  Tensor storage; // keeps keys and indices alive
+  const SortKey *keys;
+  const uint32_t *indices;
 };
-template <typename T>
-Expected<SortedPairs<T>> sortedPairs(const OnStream &on, const Tensor &self,
-                                     const SortRows &rows, bool descending,
-                                     bool asOneRow) {
-  using Key = typename KeyOf<T>::Key;
+
+size_t roundUp(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// The bits needed for row numbers below `rows`.
+int rowBitsFor(int64_t rows) {
+  int bits = 0;
+  while (bits < 63 && (int64_t{1} << bits) < rows)
+    ++bits;
+  return bits;
+}
+
+template <typename T, typename SortKey>
+Expected<RadixSorted<SortKey>> radixSorted(const OnStream &on,
+                                           const Tensor &self,
+                                           const SortRows &rows,
+                                           bool descending, bool asOneRow) {
   const int64_t n = rows.rows * rows.length;
-  const Device &device = self.device();
-  Expected<DeviceArray<Key>> keysIn = deviceArray<Key>(n, device);
-  Expected<DeviceArray<Key>> keysOut = deviceArray<Key>(n, device);
-  Expected<DeviceArray<int64_t>> indicesIn = deviceArray<int64_t>(n, device);
-  Expected<DeviceArray<int64_t>> indicesOut = deviceArray<int64_t>(n, device);
-  if (!keysIn)
-    return keysIn.takeError();
-  if (!keysOut)
-    return keysOut.takeError();
-  if (!indicesIn)
-    return indicesIn.takeError();
-  if (!indicesOut)
-    return indicesOut.takeError();
-  makeKeys<T><<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
-      keysIn->data(), indicesIn->data(), static_cast<const T *>(self.data()),
-      shapeOf(rows), placeOf(rows.self), asOneRow);
+  if ((asOneRow ? n : rows.length) > int64_t{UINT32_MAX})
+    return Error::failure("sort over ", asOneRow ? n : rows.length,
+                          " elements: CUDA sorts at most 4294967295 at once");
+  const int rowBits = asOneRow ? 0 : rowBitsFor(rows.rows);
+  const int endBit = KeyOf<T>::kBits + (std::is_same_v<SortKey, WideKey>
+                                            ? 64 - KeyOf<T>::kBits + rowBits
+                                            : rowBits);
+  cub::DoubleBuffer<SortKey> keys(nullptr, nullptr);
+  cub::DoubleBuffer<uint32_t> indices(nullptr, nullptr);
+  size_t scratchBytes = 0;
+  if (Error err = checkCub(radixSort(nullptr, scratchBytes, keys, indices, n,
+                                     endBit, on.stream()),
+                           "cub::DeviceRadixSort (size)"))
+    return err;
+  const size_t keyBytes = roundUp(static_cast<size_t>(n) * sizeof(SortKey));
+  const size_t indexBytes = roundUp(static_cast<size_t>(n) * sizeof(uint32_t));
+  Expected<Tensor> storage = deviceBytes(
+      2 * keyBytes + 2 * indexBytes + scratchBytes + 1, self.device());
+  if (!storage)
+    return storage.takeError();
+  auto *base = static_cast<unsigned char *>(storage->data());
+  keys = cub::DoubleBuffer<SortKey>(reinterpret_cast<SortKey *>(base),
+                                    reinterpret_cast<SortKey *>(base + keyBytes));
+  base += 2 * keyBytes;
+  indices = cub::DoubleBuffer<uint32_t>(
+      reinterpret_cast<uint32_t *>(base),
+      reinterpret_cast<uint32_t *>(base + indexBytes));
+  base += 2 * indexBytes;
+  makeRadixKeys<T, SortKey><<<blocksFor(n), kThreadsPerBlock, 0, on.stream()>>>(
+      keys.Current(), indices.Current(), static_cast<const T *>(self.data()),
+      shapeOf(rows), placeOf(rows.self), descending, asOneRow);
   if (Error err = on.launched("sort keys kernel launch"))
     return err;
-  const int64_t segments = asOneRow ? 1 : rows.rows;
-  const int64_t length = asOneRow ? n : rows.length;
-  if (Error err = sortPairs<T>(on, device, keysIn->data(), keysOut->data(),
-                               indicesIn->data(), indicesOut->data(), segments,
-                               length, descending))
+  if (Error err = checkCub(radixSort(base, scratchBytes, keys, indices, n,
+                                     endBit, on.stream()),
+                           "cub::DeviceRadixSort"))
     return err;
-  return SortedPairs<T>{std::move(*keysOut), std::move(*indicesOut)};
+  return RadixSorted<SortKey>{std::move(*storage), keys.Current(),
+                              indices.Current()};
+}
+
+// Sorts the rows with the narrowest sort key that holds (row, key) and
+// hands the result to `then`.
+template <typename T, typename Then>
+Error withRadixSorted(const OnStream &on, const Tensor &self,
+                      const SortRows &rows, bool descending, Then &&then) {
+  if (KeyOf<T>::kBits + rowBitsFor(rows.rows) <= 64) {
+    Expected<RadixSorted<uint64_t>> sorted =
+        radixSorted<T, uint64_t>(on, self, rows, descending, false);
+    if (!sorted)
+      return sorted.takeError();
+    return then(*sorted);
+  }
+  Expected<RadixSorted<WideKey>> sorted =
+      radixSorted<T, WideKey>(on, self, rows, descending, false);
+  if (!sorted)
+    return sorted.takeError();
+  return then(*sorted);
 }
 
 Error checkRank(const SortRows &rows, const char *op) {
@@ -397,17 +597,22 @@ Error sortedSlice(const Tensor &values, const Tensor &indices,
   if (Error err = on.takeStatus())
     return err;
   return visitDtype(self.dtype(), "sort", [&]<typename T>() -> Error {
-    Expected<SortedPairs<T>> sorted =
-        sortedPairs<T>(on, self, rows, slice.descending, false);
-    if (!sorted)
-      return sorted.takeError();
-    const int64_t total = rows.rows * slice.count;
-    writeSlice<T><<<blocksFor(total), kThreadsPerBlock, 0, on.stream()>>>(
-        static_cast<T *>(values.data()), static_cast<int64_t *>(indices.data()),
-        static_cast<const T *>(self.data()), sorted->indices.data(),
-        shapeOf(rows), placeOf(rows.self), placeOf(rows.values),
-        placeOf(rows.indices), slice.first, slice.count);
-    return on.launched("sort results kernel launch");
+    if (rows.length <= kSmallRowMax)
+      return sortSmall<T, RowResult::Slice>(on, values, indices, self, rows,
+                                            slice.descending, slice.first,
+                                            slice.count);
+    return withRadixSorted<T>(
+        on, self, rows, slice.descending, [&](const auto &sorted) -> Error {
+          const int64_t total = rows.rows * slice.count;
+          writeSlice<T><<<blocksFor(total), kThreadsPerBlock, 0,
+                          on.stream()>>>(
+              static_cast<T *>(values.data()),
+              static_cast<int64_t *>(indices.data()),
+              static_cast<const T *>(self.data()), sorted.indices,
+              shapeOf(rows), placeOf(rows.self), placeOf(rows.values),
+              placeOf(rows.indices), slice.first, slice.count);
+          return on.launched("sort results kernel launch");
+        });
   });
 }
 
@@ -421,15 +626,22 @@ Error mode(const Tensor &values, const Tensor &indices, const Tensor &self,
   if (Error err = on.takeStatus())
     return err;
   return visitDtype(self.dtype(), "mode", [&]<typename T>() -> Error {
-    Expected<SortedPairs<T>> sorted = sortedPairs<T>(on, self, rows, false, false);
-    if (!sorted)
-      return sorted.takeError();
-    modeRows<T><<<blocksFor(rows.rows), kThreadsPerBlock, 0, on.stream()>>>(
-        static_cast<T *>(values.data()), static_cast<int64_t *>(indices.data()),
-        static_cast<const T *>(self.data()), sorted->keys.data(),
-        sorted->indices.data(), shapeOf(rows), placeOf(rows.self),
-        placeOf(rows.values), placeOf(rows.indices));
-    return on.launched("mode kernel launch");
+    if (rows.length <= kSmallRowMax)
+      return sortSmall<T, RowResult::Mode>(on, values, indices, self, rows,
+                                           false, 0, 1);
+    return withRadixSorted<T>(
+        on, self, rows, false, [&](const auto &sorted) -> Error {
+          using SortKey = std::remove_cv_t<
+              std::remove_pointer_t<decltype(sorted.keys)>>;
+          modeRows<T, SortKey><<<blocksFor(rows.rows), kThreadsPerBlock, 0,
+                                 on.stream()>>>(
+              static_cast<T *>(values.data()),
+              static_cast<int64_t *>(indices.data()),
+              static_cast<const T *>(self.data()), sorted.keys,
+              sorted.indices, shapeOf(rows), placeOf(rows.self),
+              placeOf(rows.values), placeOf(rows.indices));
+          return on.launched("mode kernel launch");
+        });
   });
 }
 
@@ -446,12 +658,13 @@ Error median(const Tensor &out, const Tensor &self, const SortRows &rows,
       emptyMedian<T><<<1, 1, 0, on.stream()>>>(result);
       return on.launched("median kernel launch");
     }
-    Expected<SortedPairs<T>> sorted = sortedPairs<T>(on, self, rows, false, true);
+    Expected<RadixSorted<uint64_t>> sorted =
+        radixSorted<T, uint64_t>(on, self, rows, false, true);
     if (!sorted)
       return sorted.takeError();
     medianPick<T><<<1, 1, 0, on.stream()>>>(
-        result, static_cast<const T *>(self.data()), sorted->keys.data(),
-        sorted->indices.data(), shapeOf(rows), placeOf(rows.self), ignoreNan);
+        result, static_cast<const T *>(self.data()), sorted->keys,
+        sorted->indices, shapeOf(rows), placeOf(rows.self), ignoreNan);
     return on.launched("median kernel launch");
   });
 }
