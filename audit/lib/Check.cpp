@@ -349,7 +349,7 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       Expand = isZipPackage((*Buf)->getMemBufferRef());
     }
     if (!Expand) {
-      Models.push_back({Path, "", "", nullptr});
+      Models.push_back({Path, "", "", "", nullptr});
       continue;
     }
     auto Inside = readModelLibraries(Path, Slice);
@@ -372,6 +372,7 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
     PF.Path = Path;
     PF.Package = M.Package;
     PF.Member = M.Member;
+    PF.Model = M.Model;
     PF.Object = *Idx;
     PF.MissingLibraries.assign(P.missingLibraries().begin() + MissingBefore,
                                P.missingLibraries().end());

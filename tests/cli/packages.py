@@ -124,6 +124,10 @@ with harness.scratch("aoti-packages-") as d:
         expect("two.pt2: the finding names the member", any(
             f["plugin"] == bad and f["symbol"] == "aoti_torch_nothing" and f["rule"] == "AOTI001"
             for f in rep["findings"]), rep["findings"])
+        expect("two.pt2: each plugin names its model", sorted(
+            (x["member"], x.get("model")) for x in rep["plugins"]) ==
+            [("two/data/aotinductor/a/ca.so", "a"), ("two/data/aotinductor/b/cb.so", "b")],
+            rep["plugins"])
         expect("two.pt2: no finding for the good member", not any(
             f["plugin"] != bad for f in rep["findings"]), rep["findings"])
 
@@ -181,9 +185,32 @@ with harness.scratch("aoti-packages-") as d:
     notelf = os.path.join(d, "notelf.pt2")
     with zipfile.ZipFile(notelf, "w") as z:
         z.writestr("x/data/aotinductor/model/m.so", "not a library")
+    # A .so outside data/aotinductor/<model>/ is no model library.
+    outside = os.path.join(d, "outside.pt2")
+    with zipfile.ZipFile(outside, "w") as z:
+        z.write(os.path.join(d, "good.so"), "x/lib/good.so")
+    # Two roots that each give a model named "model": which is meant is ambiguous.
+    tworoots = os.path.join(d, "tworoots.pt2")
+    with zipfile.ZipFile(tworoots, "w") as z:
+        z.write(os.path.join(d, "good.so"), "a/data/aotinductor/model/ca.so")
+        z.write(os.path.join(d, "good.so"), "b/data/aotinductor/model/cb.so")
+    # A deflated library whose directory declares 4 GiB - 16: more than deflate
+    # can make of its few compressed bytes, refused before any allocation.
+    bomb = os.path.join(d, "bomb.pt2")
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.write(os.path.join(d, "good.so"), "x/data/aotinductor/model/m.so")
+    data = bytearray(open(bomb, "rb").read())
+    for sig, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        i = data.find(sig)
+        data[i + at:i + at + 4] = (0xFFFFFFF0).to_bytes(4, "little")
+    open(bomb, "wb").write(bytes(data))
     empty = os.path.join(d, "empty-dir")
     os.makedirs(empty)
     for name, path, says in (("zip without a .so", nomodel, "not an AOTInductor package"),
+                             (".so outside a model folder", outside, "not an AOTInductor package"),
+                             ("two roots", tworoots, "two folders hold a model named model"),
+                             ("declared size past deflate's", bomb,
+                              "bomb.pt2!x/data/aotinductor/model/m.so: declares 4294967280 bytes"),
                              ("truncated zip", truncated, "truncated.pt2"),
                              ("member that is not ELF", notelf, "notelf.pt2!x/data/aotinductor/model/m.so"),
                              ("directory without packages", empty, "without a .pt2")):

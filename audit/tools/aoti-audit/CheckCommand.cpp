@@ -127,6 +127,7 @@ json::Array pluginsJson(const CheckFacts &F, const std::vector<Finding> &Fs) {
     if (!P.Package.empty()) {
       PO["package"] = jsonText(P.Package);
       PO["member"] = jsonText(P.Member);
+      PO["model"] = jsonText(P.Model);
     }
     PO["loads"] = loaderAccepts(F, P);
     PO["ok"] = clean(Fs, P.Path);

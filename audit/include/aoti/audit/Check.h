@@ -122,9 +122,11 @@ struct SymbolFacts {
 struct PluginFacts {
   /// The path as given, or "PACKAGE.pt2!MEMBER" for a library in a package.
   std::string Path;
-  /// For a library inside a .pt2: the package and the member's path in it.
+  /// For a library inside a .pt2: the package, the member's path in it and
+  /// the model it is the library of (its folder under data/aotinductor/).
   std::string Package;
   std::string Member;
+  std::string Model;
   unsigned Object = 0;
   std::vector<SymbolFacts> Symbols;
   std::vector<MissingLibrary> MissingLibraries;

@@ -1,10 +1,10 @@
 //===- Package.h - Model libraries inside .pt2 packages ------------------===//
 //
 // `torch._inductor.aoti_compile_and_package` writes a .pt2: a zip whose model
-// folder (data/aotinductor/<name>/) holds the model's shared library next to
-// its weights, metadata and kernels. The tools take a .pt2, or a directory of
-// them, wherever they take a model .so: every *.so member is read out of the
-// zip into memory (never to a temporary file) and audited under the name
+// folders (data/aotinductor/<name>/, one per model) each hold a model's
+// shared library next to its weights, metadata and kernels (Pt2Archive.h).
+// The tools take a .pt2, or a directory of them, wherever they take a model
+// .so: every model's library is read out of the zip into memory (never to a temporary file) and audited under the name
 // "PACKAGE.pt2!path/inside.so".
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +30,9 @@ struct ModelLibrary {
   /// file.
   std::string Package;
   std::string Member;
+  /// The model it is the library of (its folder under data/aotinductor/);
+  /// empty for a plain file.
+  std::string Model;
   /// The library, owning its bytes.
   std::unique_ptr<Binary> Bin;
 };
@@ -41,8 +44,8 @@ constexpr char PackageMemberSeparator = '!';
 bool isZipPackage(llvm::MemoryBufferRef Buffer);
 
 /// Expands one model argument: a shared library is read as it is; a .pt2 (any
-/// zip) gives every *.so member, in the zip's order, and is an error when it
-/// holds none; a directory gives the .pt2 packages under it (recursively,
+/// zip) gives every model's library, in the zip's order, and is an error
+/// when it holds none; a directory gives the .pt2 packages under it (recursively,
 /// sorted by path), and is an error when it holds none.
 llvm::Expected<std::vector<ModelLibrary>>
 readModelLibraries(llvm::StringRef Path, const ReadOptions &Opts = {});
