@@ -304,7 +304,7 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
                  Path + ": not an AOTInductor model (neither a .pt2 package nor an ELF .so)");
   Expected<ModelFiles> F =
       *Format == FileFormat::Zip
-          ? openPackage(Path)
+          ? openPackage(Path, Options.ModelName)
           : openSharedObject(Path, {Options.WeightsPath, Options.CubinDir});
   if (!F)
     return F.takeError();
@@ -608,6 +608,7 @@ Expected<std::unique_ptr<Model>> Model::load(const std::string &Path,
 }
 
 const std::string &Model::path() const { return P->Path; }
+const std::string &Model::modelName() const { return P->Files.ModelName; }
 Device Model::device() const { return P->Dev; }
 const std::string &Model::compiledForDevice() const { return P->CompiledFor; }
 const std::vector<TensorSpec> &Model::inputs() const { return P->Inputs; }

@@ -2,7 +2,9 @@
 #include "ModelFiles.h"
 
 #include "WrapperSource.h"
-#include "ZipArchive.h"
+
+#include "aoti/audit/Pt2Archive.h"
+#include "aoti/backend/Model.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -25,10 +27,6 @@ static std::string asText(const AlignedBytes &B) {
 
 namespace {
 
-constexpr std::string_view ModelFolder = "data/aotinductor/model/";
-/// Where package_constants_on_disk_format="pickle_weights" puts the weights.
-constexpr std::string_view PickledWeightsFolder = "data/weights/";
-
 Status writeBytes(const std::string &Path, const AlignedBytes &B) {
   std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
   Out.write(reinterpret_cast<const char *>(B.data()), static_cast<std::streamsize>(B.size()));
@@ -40,97 +38,113 @@ Status writeBytes(const std::string &Path, const AlignedBytes &B) {
 
 } // namespace
 
-Expected<ModelFiles> openPackage(const std::string &Path) {
-  ZipArchive Zip;
-  if (Status S = Zip.open(Path); !S)
-    return S.takeError();
+/// An audit error (the package reader's) as the backend's.
+static Error fromAudit(llvm::Error E, ErrorKind Kind) {
+  return Error(Kind, llvm::toString(std::move(E)));
+}
 
-  // The package's top folder is named after the file it was saved as; find
-  // the model folder under whatever it is called.
-  struct Entry {
-    zip_uint64_t Index;
-    std::string Name; // file name inside the model folder
-  };
-  std::vector<Entry> Entries;
-  std::string Folder;
-  bool Pickled = false;
-  const zip_uint64_t N = Zip.size();
-  for (zip_uint64_t I = 0; I < N; ++I) {
-    const char *Raw = Zip.name(I);
-    if (!Raw)
-      continue;
-    std::string_view Name(Raw);
-    if (size_t W = Name.find(PickledWeightsFolder);
-        W != std::string_view::npos && Name.size() > W + PickledWeightsFolder.size() &&
-        Name.substr(0, W).find('/') == (W ? W - 1 : std::string_view::npos))
-      Pickled = true;
-    size_t At = Name.find(ModelFolder);
-    if (At == std::string_view::npos)
-      continue;
-    // The model folder sits at the top or one folder down.
-    std::string_view Prefix = Name.substr(0, At);
-    if (!Prefix.empty() && (Prefix.back() != '/' || Prefix.find('/') != Prefix.size() - 1))
-      continue;
-    std::string_view File = Name.substr(At + ModelFolder.size());
-    if (File.empty() || File.find('/') != std::string_view::npos || File == "." || File == "..")
-      continue;
-    std::string ThisFolder(Name.substr(0, At + ModelFolder.size()));
-    if (!Folder.empty() && Folder != ThisFolder)
-      return Error(ErrorKind::NotAModel,
-                   Path + ": holds more than one model folder (" + Folder + ", " +
-                       ThisFolder + ")");
-    Folder = ThisFolder;
-    Entries.push_back({I, std::string(File)});
-  }
-
-  const Entry *So = nullptr;
-  for (const Entry &E : Entries)
-    if (E.Name.ends_with(".so")) {
-      if (So)
-        return Error(ErrorKind::NotAModel, Path + ": " + Folder +
-                                               " holds more than one .so (" + So->Name +
-                                               ", " + E.Name + ")");
-      So = &E;
-    }
-  if (!So)
+Expected<std::vector<PackageModel>> listPackageModels(const std::string &Path) {
+  auto A = audit::Pt2Archive::open(Path);
+  if (!A)
+    return fromAudit(A.takeError(), ErrorKind::NotAModel);
+  std::vector<PackageModel> Out;
+  for (const audit::Pt2Archive::Model &M : (*A)->models())
+    if (M.Library != audit::Pt2Archive::Model::npos)
+      Out.push_back({M.Name, (*A)->members()[M.Library].Name});
+  if (Out.empty())
     return Error(ErrorKind::NotAModel,
-                 Path + ": a zip without a " + std::string(ModelFolder) +
-                     "*.so: not an AOTInductor package");
+                 Path + ": a zip without a data/aotinductor/<model>/*.so: not an "
+                        "AOTInductor package");
+  return Out;
+}
+
+/// Which model of A to open: Name when given; else torch's default "model",
+/// or the package's only model when it has one by another name.
+static Expected<const audit::Pt2Archive::Model *>
+chooseModel(const audit::Pt2Archive &A, const std::optional<std::string> &Name) {
+  const std::string &Path = A.path();
+  if (A.models().empty())
+    return Error(ErrorKind::NotAModel,
+                 Path + ": a zip without a data/aotinductor/<model>/*.so: not an "
+                        "AOTInductor package");
+  const audit::Pt2Archive::Model *M = nullptr;
+  if (Name) {
+    M = A.model(*Name);
+    if (!M)
+      return Error(ErrorKind::InvalidArgument, Path + ": no model named " + *Name +
+                                                   "; the package holds " + A.modelNames());
+  } else if ((M = A.model(audit::Pt2DefaultModel)) == nullptr) {
+    if (A.models().size() != 1)
+      return Error(ErrorKind::InvalidArgument,
+                   Path + ": holds " + std::to_string(A.models().size()) +
+                       " models and none named model; name one (aoti-run --model NAME): " +
+                       A.modelNames());
+    M = &A.models().front();
+  }
+  if (M->Libraries.empty())
+    return Error(ErrorKind::NotAModel, Path + ": " + M->Folder +
+                                           " holds no .so: not an AOTInductor package");
+  if (M->Libraries.size() > 1)
+    return Error(ErrorKind::NotAModel,
+                 Path + ": " + M->Folder + " holds more than one .so (" +
+                     M->fileName(A, M->Libraries[0]).str() + ", " +
+                     M->fileName(A, M->Libraries[1]).str() + ")");
+  return M;
+}
+
+Expected<ModelFiles> openPackage(const std::string &Path,
+                                 const std::optional<std::string> &ModelName) {
+  auto Opened = audit::Pt2Archive::open(Path);
+  if (!Opened)
+    return fromAudit(Opened.takeError(), ErrorKind::NotAModel);
+  const audit::Pt2Archive &A = **Opened;
+  Expected<const audit::Pt2Archive::Model *> Chosen = chooseModel(A, ModelName);
+  if (!Chosen)
+    return Chosen.takeError();
+  const audit::Pt2Archive::Model &Folder = **Chosen;
 
   ModelFiles M;
-  M.PickledWeights = Pickled;
-  const std::string Stem = So->Name.substr(0, So->Name.size() - 3);
+  M.ModelName = Folder.Name;
+  M.PickledWeights = A.hasPickledWeights();
+  const std::string SoName = Folder.fileName(A, Folder.Library).str();
+  const std::string Stem = SoName.substr(0, SoName.size() - 3);
   // What goes to disk (the library and its cubins), named by its content.
-  std::vector<std::pair<const Entry *, AlignedBytes>> ToDisk;
+  std::vector<std::pair<std::string, AlignedBytes>> ToDisk;
   llvm::SmallString<0> Identity;
-  for (const Entry &E : Entries) {
-    const bool IsSo = &E == So, IsCubin = E.Name.ends_with(".cubin");
-    const bool IsMeta = E.Name == Stem + "_metadata.json";
-    const bool IsBlob = E.Name == Stem + "_weights.blob";
-    const bool IsSource = E.Name == Stem + ".cpp";
-    const bool IsKernels = E.Name.ends_with(".kernel.cpp");
+  for (size_t File : Folder.Files) {
+    const audit::Pt2Archive::Member &E = A.members()[File];
+    const std::string Name = Folder.fileName(A, File).str();
+    const bool IsSo = File == Folder.Library, IsCubin = Name.ends_with(".cubin");
+    const bool IsMeta = Name == Stem + "_metadata.json";
+    const bool IsBlob = Name == Stem + "_weights.blob";
+    const bool IsSource = Name == Stem + ".cpp";
+    const bool IsKernels = Name.ends_with(".kernel.cpp");
     if (!IsSo && !IsCubin && !IsMeta && !IsBlob && !IsSource && !IsKernels)
       continue;
-    Expected<AlignedBytes> Bytes = Zip.read(E.Index, Path + ":" + Folder + E.Name);
-    if (!Bytes)
-      return Bytes.takeError();
+    AlignedBytes Bytes(E.Size);
+    if (E.Size && !Bytes.data())
+      return Error(ErrorKind::Io, A.displayName(E) + ": out of memory for " +
+                                      std::to_string(E.Size) + " bytes");
+    if (llvm::Error Err = A.readInto(
+            E, llvm::MutableArrayRef<char>(reinterpret_cast<char *>(Bytes.data()), E.Size)))
+      return fromAudit(std::move(Err), ErrorKind::BadFile);
     if (IsSo || IsCubin) {
       const llvm::XXH128_hash_t H = llvm::xxh3_128bits(
-          llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Bytes->data()), Bytes->size()));
-      Identity += E.Name;
+          llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size()));
+      Identity += Name;
       Identity += '\0';
       Identity += llvm::utohexstr(H.high64, true, 16) + llvm::utohexstr(H.low64, true, 16) + "\n";
-      ToDisk.emplace_back(&E, std::move(*Bytes));
+      ToDisk.emplace_back(Name, std::move(Bytes));
     } else if (IsMeta) {
-      M.Metadata = asText(*Bytes);
+      M.Metadata = asText(Bytes);
     } else if (IsSource) {
-      M.WrapperSource = asText(*Bytes);
+      M.WrapperSource = asText(Bytes);
     } else if (IsKernels) {
-      if (std::optional<int> Threads = kernelThreadCount(asText(*Bytes)))
+      if (std::optional<int> Threads = kernelThreadCount(asText(Bytes)))
         M.KernelThreads = std::max(M.KernelThreads.value_or(0), *Threads);
     } else {
-      M.WeightsPath = Path + ":" + Folder + E.Name;
-      M.Weights = std::move(*Bytes);
+      M.WeightsPath = A.displayName(E);
+      M.Weights = std::move(Bytes);
     }
   }
   const llvm::XXH128_hash_t Key = llvm::xxh3_128bits(
@@ -144,11 +158,11 @@ Expected<ModelFiles> openPackage(const std::string &Path) {
     return Dir.takeError();
   M.Extracted.emplace(std::move(*Dir));
   const std::string &Root = M.Extracted->path();
-  M.SoPath = Root + "/" + So->Name;
+  M.SoPath = Root + "/" + SoName;
   M.CubinDir = Root;
   if (Fresh) // else a live model of the same package wrote them there
-    for (const auto &[E, Bytes] : ToDisk)
-      if (Status S = writeBytes(Root + "/" + E->Name, Bytes); !S)
+    for (const auto &[Name, Bytes] : ToDisk)
+      if (Status S = writeBytes(Root + "/" + Name, Bytes); !S)
         return S.takeError();
   return M;
 }

@@ -16,12 +16,16 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace aoti::backend {
 
 /// Everything the loader takes from a model's files, whether they came from a
 /// package or lie beside a .so.
 struct ModelFiles {
+  /// The package's model this is (its folder under data/aotinductor/);
+  /// empty for a bare .so.
+  std::string ModelName;
   std::string SoPath;
   std::string CubinDir;
   /// The metadata JSON text, empty when there is none.
@@ -41,9 +45,12 @@ struct ModelFiles {
   std::optional<TempDir> Extracted;
 };
 
-/// Extracts the model of a .pt2 package (its <root>/data/aotinductor/model/
-/// folder) into a new temporary directory.
-Expected<ModelFiles> openPackage(const std::string &Path);
+/// Extracts one model of a .pt2 package (its <root>/data/aotinductor/<name>/
+/// folder) into a content-keyed temporary directory: ModelName, else torch's
+/// default "model", else the package's only model. An unknown name is an
+/// InvalidArgument error that names the models there.
+Expected<ModelFiles> openPackage(const std::string &Path,
+                                 const std::optional<std::string> &ModelName);
 /// Where a bare .so's weights and cubins are when not beside it
 /// (LoadOptions::WeightsPath and CubinDir).
 struct SideFiles {

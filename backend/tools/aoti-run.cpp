@@ -38,6 +38,8 @@ constexpr int ExitOk = 0, ExitMismatch = 1, ExitBadInput = 2;
 
 struct Options {
   std::string ModelPath;
+  std::string ModelName; // --model: which model of a package
+  bool ListModels = false;
   std::string DeviceText;
   std::vector<std::string> Inputs;
   std::vector<std::string> Expects;
@@ -152,6 +154,7 @@ std::string textSpec(const TensorSpec &S) {
 /// Everything the run found out, printed once at the end in either format.
 struct Report {
   std::string ModelPath;
+  std::string PackageModel; // the package's model that ran; empty for a .so
   std::string Device;
   std::string CompiledFor;
   std::vector<TensorSpec> Inputs;
@@ -171,7 +174,8 @@ struct Report {
       std::cerr << "aoti-run: error: " << Failure->message() << "\n";
       return;
     }
-    OS << "model: " << ModelPath << " on " << Device
+    OS << "model: " << ModelPath << (PackageModel.empty() ? "" : " (model " + PackageModel + ")")
+       << " on " << Device
        << (CompiledFor.empty() ? "" : " (compiled for " + CompiledFor + ")") << ", "
        << NumConstants << " constants, " << BlobSize << " blob bytes\n";
     for (size_t I = 0; I < Inputs.size(); ++I)
@@ -231,6 +235,8 @@ struct Report {
          << ",\"message\":" << jsonString(Failure->message()) << "}}\n";
       return;
     }
+    if (!PackageModel.empty())
+      OS << ",\"package_model\":" << jsonString(PackageModel);
     OS << ",\"device\":" << jsonString(Device) << ",\"compiled_for\":" << jsonString(CompiledFor)
        << ",\"constants\":" << NumConstants << ",\"constants_blob_bytes\":" << BlobSize
        << ",\"inputs\":[";
@@ -337,12 +343,37 @@ Status cycle(const Options &O, const LoadOptions &LO, const std::vector<HostTens
   return Status::success();
 }
 
+/// --list-models: the package's models, one per line ("NAME LIBRARY"), or
+/// as JSON.
+int listModels(const Options &O) {
+  Expected<std::vector<PackageModel>> Models = listPackageModels(O.ModelPath);
+  if (!Models) {
+    Report R;
+    R.ModelPath = O.ModelPath;
+    return fail(O, R, Models.takeError());
+  }
+  if (O.Format == "json") {
+    std::cout << "{\"schema_version\":1,\"package\":" << jsonString(O.ModelPath)
+              << ",\"models\":[";
+    for (size_t I = 0; I < Models->size(); ++I)
+      std::cout << (I ? "," : "") << "{\"name\":" << jsonString((*Models)[I].Name)
+                << ",\"library\":" << jsonString((*Models)[I].Library) << "}";
+    std::cout << "]}\n";
+  } else {
+    for (const PackageModel &M : *Models)
+      std::cout << M.Name << " " << M.Library << "\n";
+  }
+  return ExitOk;
+}
+
 int runAll(const Options &O) {
   Report R;
   R.ModelPath = O.ModelPath;
   R.Tol = {O.RTol, O.ATol};
 
   LoadOptions LO;
+  if (!O.ModelName.empty())
+    LO.ModelName = O.ModelName;
   if (!O.DeviceText.empty()) {
     Expected<Device> D = Device::parse(O.DeviceText);
     if (!D)
@@ -396,6 +427,7 @@ int runAll(const Options &O) {
   if (!Loaded)
     return fail(O, R, Loaded.takeError());
   Model &M = **Loaded;
+  R.PackageModel = M.modelName();
   R.Device = M.device().str();
   R.CompiledFor = M.compiledForDevice();
   R.NumConstants = M.constants().size();
@@ -553,6 +585,10 @@ int main(int argc, char **argv) {
   Options O;
   CLI::App App{"Run an AOTInductor model (.pt2 package or .so) without LibTorch."};
   App.add_option("model", O.ModelPath, "a .pt2 package or a model .so")->required();
+  App.add_option("--model", O.ModelName,
+                 "which model of a package holding several (default: model, or the only one)");
+  App.add_flag("--list-models", O.ListModels,
+               "list the package's models (name, then library) and exit");
   App.add_option("--device", O.DeviceText,
                  "cpu, cuda or cuda:N (default: what the model was compiled for)");
   App.add_option("--input,-i", O.Inputs,
@@ -600,5 +636,7 @@ int main(int argc, char **argv) {
   }
   if (SeedOption->count() > 0)
     O.Seed = Seed;
+  if (O.ListModels)
+    return listModels(O);
   return runAll(O);
 }

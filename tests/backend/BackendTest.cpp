@@ -440,6 +440,68 @@ TEST(Model, LoadsAPackageUnderAnyTopFolder) {
   expectY((*Out)[0], 5);
 }
 
+// --- packages of several models ---------------------------------------------
+
+TEST(Model, ListsThePackagesModels) {
+  Expected<std::vector<PackageModel>> Models = listPackageModels(fixture("two.pt2"));
+  ASSERT_TRUE(Models) << Models.error().message();
+  ASSERT_EQ(Models->size(), 2u);
+  EXPECT_EQ((*Models)[0].Name, "prefill");
+  EXPECT_EQ((*Models)[0].Library, "two/data/aotinductor/prefill/cprefill.wrapper.so");
+  EXPECT_EQ((*Models)[1].Name, "decode");
+  Expected<std::vector<PackageModel>> None = listPackageModels(fixture("nomodel.pt2"));
+  ASSERT_FALSE(None);
+  EXPECT_EQ(None.error().kind(), ErrorKind::NotAModel);
+}
+
+TEST(Model, OpensTheModelNamed) {
+  for (const char *Name : {"prefill", "decode"}) {
+    LoadOptions O = cpu();
+    O.ModelName = Name;
+    Expected<std::unique_ptr<Model>> M = Model::load(fixture("two.pt2"), O);
+    ASSERT_TRUE(M) << M.error().message();
+    EXPECT_EQ((*M)->modelName(), Name);
+    EXPECT_NE((*M)->weightsPath().find(std::string("/") + Name + "/"), std::string::npos);
+    Expected<std::vector<HostTensor>> Out = (*M)->run({inputX(3)});
+    ASSERT_TRUE(Out) << Out.error().message();
+    const float Scale = std::string(Name) == "decode" ? 2.0f : 1.0f;
+    for (int R = 0; R < 3; ++R)
+      for (int C = 0; C < 4; ++C)
+        EXPECT_FLOAT_EQ((*Out)[0].data<float>()[R * 4 + C],
+                        Scale * (fixtureX(R, C) * FixtureW[C] + FixtureB[C]));
+  }
+}
+
+TEST(Model, AnUnknownOrUnnamedModelNamesThoseThere) {
+  LoadOptions O = cpu();
+  O.ModelName = "encoder";
+  Expected<std::unique_ptr<Model>> Unknown = Model::load(fixture("two.pt2"), O);
+  ASSERT_FALSE(Unknown);
+  EXPECT_EQ(Unknown.error().kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(Unknown.error().message().find("no model named encoder; the package holds decode, "
+                                           "prefill"),
+            std::string::npos)
+      << Unknown.error().message();
+  Expected<std::unique_ptr<Model>> Unnamed = Model::load(fixture("two.pt2"), cpu());
+  ASSERT_FALSE(Unnamed);
+  EXPECT_NE(Unnamed.error().message().find("none named model; name one"), std::string::npos)
+      << Unnamed.error().message();
+  // A package of one model opens it whatever its name; and "model" is the
+  // default in a package that has one.
+  Expected<std::unique_ptr<Model>> Only = Model::load(fixture("only_encoder.pt2"), cpu());
+  ASSERT_TRUE(Only) << Only.error().message();
+  EXPECT_EQ((*Only)->modelName(), "encoder");
+  Expected<std::unique_ptr<Model>> Default = Model::load(fixture("model.pt2"), cpu());
+  ASSERT_TRUE(Default) << Default.error().message();
+  EXPECT_EQ((*Default)->modelName(), "model");
+}
+
+TEST(Model, ABareLibraryHasNoModelName) {
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("so/m.wrapper.so"), cpu());
+  ASSERT_TRUE(M) << M.error().message();
+  EXPECT_EQ((*M)->modelName(), "");
+}
+
 TEST(Model, PackageExtractionIsRemoved) {
   const fs::path Tmp = fs::path(FixtureDir::Dir) / "tmp";
   fs::create_directories(Tmp);

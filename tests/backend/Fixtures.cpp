@@ -193,6 +193,34 @@ std::string writeFixtures(const std::string &DirName, const Plugins &P) {
   if (std::string E = zipFiles(Dir / "nomodel.pt2", {{"some_model/data/readme.txt", "no model"}});
       !E.empty())
     return E;
+  // Several models in one package, as package_aoti(path, {"prefill": ...,
+  // "decode": ...}) writes them: the same library under two folders,
+  // "decode" with its weights doubled (so its Y is twice prefill's).
+  {
+    std::string Doubled;
+    for (float V : FixtureW)
+      Doubled.append(reinterpret_cast<const char *>(&(V = 2 * V)), sizeof V);
+    for (float V : FixtureB)
+      Doubled.append(reinterpret_cast<const char *>(&(V = 2 * V)), sizeof V);
+    std::vector<std::pair<std::string, std::string>> Two = {{"two/archive_format", "pt2"}};
+    for (const auto &[Model, Weights] :
+         {std::pair<std::string, std::string>{"prefill", blob(32)}, {"decode", Doubled}}) {
+      const std::string F = "two/data/aotinductor/" + Model + "/c" + Model + ".wrapper";
+      Two.push_back({F + ".so", So});
+      Two.push_back({F + "_metadata.json", metadata("cpu")});
+      Two.push_back({F + "_weights.blob", Weights});
+    }
+    if (std::string E = zipFiles(Dir / "two.pt2", Two); !E.empty())
+      return E;
+    // One model, not named "model": opened without being named.
+    const std::string F = "only/data/aotinductor/encoder/cenc.wrapper";
+    if (std::string E = zipFiles(Dir / "only_encoder.pt2",
+                                 {{F + ".so", So},
+                                  {F + "_metadata.json", metadata("cpu")},
+                                  {F + "_weights.blob", blob(32)}});
+        !E.empty())
+      return E;
+  }
 
   HostTensor X = floats({3, 4}, fixtureX);
   HostTensor Y = floats({3, 4}, [](int R, int C) {

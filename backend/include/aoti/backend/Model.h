@@ -1,9 +1,11 @@
 //===- Model.h - Loading and running AOTInductor models ---------*- C++ -*-===//
 //
 // A Model is one AOTInductor model container loaded into this process: from a
-// .pt2 package (a zip whose <root>/data/aotinductor/model/ folder holds the
-// .so, its metadata, an optional weights blob and cubins), or from a bare
-// .so with its weights blob and cubin directory beside it or given.
+// .pt2 package (a zip whose <root>/data/aotinductor/<name>/ folders each hold
+// one model's .so, its metadata, an optional weights blob and cubins; a
+// package may hold several models, and LoadOptions::ModelName picks one), or
+// from a bare .so with its weights blob and cubin directory beside it or
+// given.
 //
 // A model whose weights are missing is refused at load (ErrorKind::Weights):
 // one exported with package_constants_in_so=False and no on-disk weights
@@ -57,6 +59,10 @@ struct Device {
 };
 
 struct LoadOptions {
+  /// For a package: which of its models (listPackageModels). By default
+  /// torch's "model", or the package's only model when it has one by another
+  /// name; an unknown name is an InvalidArgument error naming those there.
+  std::optional<std::string> ModelName;
   /// The device to run on; by default the one the model was compiled for
   /// (its metadata's AOTI_DEVICE_KEY), else cuda:0.
   std::optional<Device> TargetDevice;
@@ -82,6 +88,17 @@ struct LoadOptions {
   std::optional<uint64_t> Seed;
   size_t NumModels = 1;
 };
+
+/// One model of a .pt2 package.
+struct PackageModel {
+  /// Its folder's name under data/aotinductor/ ("model", "prefill", ...).
+  std::string Name;
+  /// Its library's path inside the package.
+  std::string Library;
+};
+
+/// The models of the package at Path, in the package's order.
+Expected<std::vector<PackageModel>> listPackageModels(const std::string &Path);
 
 struct ConstantInfo {
   std::string Name;
@@ -156,6 +173,9 @@ public:
   Model &operator=(const Model &) = delete;
 
   const std::string &path() const;
+  /// The package's model this is (LoadOptions::ModelName resolved); empty
+  /// for a bare .so.
+  const std::string &modelName() const;
   Device device() const;
   /// Metadata's AOTI_DEVICE_KEY ("cuda", "cpu"), empty when unknown.
   const std::string &compiledForDevice() const;
