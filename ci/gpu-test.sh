@@ -20,6 +20,8 @@
 #                 fake-tensor strides (tests/shims/torch_oracle.py)
 #   fallbacks-bench  the op families' CUDA fallbacks against eager's kernels
 #                 (bench/gpu/fallbacks_vs_eager.py)
+#   multi-model   a package of two models exported LibTorch-free, each run
+#                 by name (aoti-run --model) against eager (tests/gpu/multi_model.py)
 #   matrix        the link agreement matrix (tests/gpu/matrix.py)
 #   bench         torch's runners and aoti-run: latency and cold start
 #                 (bench/gpu/torch_bench.py, bench/gpu/aoti_bench.py)
@@ -194,6 +196,11 @@ phase_fallbacks-bench() {
   $PY "$ROOT/bench/gpu/fallbacks_vs_eager.py" "$CARRY/lib/libaoti_shims.so.0" --iters "${BENCH_ITERS:-50}" \
     --json "$OUT/fallbacks_vs_eager.json" > "$OUT/fallbacks_vs_eager.md" 2> "$OUT/fallbacks_vs_eager.log" || status=1
   cat "$OUT/fallbacks_vs_eager.md"
+}
+phase_multi-model() {
+  $PY "$ROOT/tests/gpu/multi_model.py" /tmp/aoti-multi-model "$CARRY/bin/aoti-run" --device cuda \
+    > "$OUT/multi_model.txt" 2>&1 || status=1
+  grep -v -i warn "$OUT/multi_model.txt" | tail -6
 }
 phase_matrix() { $PY "$ROOT/tests/gpu/matrix.py" "$MODELS" "$CARRY" "$OUT" || status=1; }
 phase_soak() {
