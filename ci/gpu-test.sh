@@ -16,8 +16,9 @@
 #   ops           the op families' cases on CUDA (shims_ops_family_test)
 #   ops-models    small modules calling each op family, exported and run
 #                 against eager (tests/gpu/ops_families.py)
-#   oracle        the op families against torch on both devices: values and
-#                 fake-tensor strides (tests/shims/torch_oracle.py)
+#   oracle        the op families and the convolutions against torch on both
+#                 devices: values and fake-tensor strides
+#                 (tests/shims/torch_oracle.py, tests/shims/conv_vs_torch.py)
 #   fallbacks-bench  the op families' CUDA fallbacks against eager's kernels
 #                 (bench/gpu/fallbacks_vs_eager.py)
 #   multi-model   a package of two models exported LibTorch-free, each run
@@ -189,6 +190,12 @@ phase_oracle() {
     grep -E "^FAIL" "$OUT/torch_oracle_$dev.txt" | head -30
     tail -1 "$OUT/torch_oracle_$dev.txt"
   done
+  # The convolutions, CPU and CUDA in one run. Torch is there, so its exit
+  # status 77 (no torch) is a failure here, not a skip.
+  $PY "$ROOT/tests/shims/conv_vs_torch.py" "$CARRY/lib/libaoti_shims.so.0" \
+    > "$OUT/conv_vs_torch.txt" 2>&1 || status=1
+  grep -E "^FAIL|^SKIP" "$OUT/conv_vs_torch.txt" | head -30
+  tail -1 "$OUT/conv_vs_torch.txt"
 }
 # fallbacks-bench: each fallback op family's CUDA entry points against eager's
 # kernels on the same tensors, in one process (bench/gpu/fallbacks_vs_eager.py).

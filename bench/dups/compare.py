@@ -7,8 +7,11 @@ Rules (each one a documented behaviour of `dups`, docs/dups.md):
   same-file   nm counts a file reached through two paths (libcurses.a is a
               symlink to libncurses.a) twice; dups reads each file once
               (device and inode), so such a name is no duplicate to it.
+  c++         with --no-cxx (the report came from `dups --all` without
+              --cxx): a mangled C++ name (_Z...), which dups looks at only
+              with --cxx.
 
-Usage: compare.py PIPELINE_NAMES NM_RAW DUPS_JSON
+Usage: compare.py [--no-cxx] PIPELINE_NAMES NM_RAW DUPS_JSON
 """
 import collections
 import json
@@ -16,7 +19,13 @@ import os
 import re
 import sys
 
-names_file, raw_file, dups_file = sys.argv[1:4]
+argv = sys.argv[1:]
+no_cxx = argv[:1] == ["--no-cxx"]
+if no_cxx:
+    argv = argv[1:]
+if len(argv) != 3:
+    sys.exit(__doc__)
+names_file, raw_file, dups_file = argv
 pipeline = set(open(names_file).read().split())
 report = json.load(open(dups_file))
 dups = {d["name"] for d in report["duplicates"]}
@@ -40,7 +49,9 @@ explained = collections.Counter()
 unexplained = []
 for name in sorted(pipeline - dups):
     places = {(same_file_id(f), m) for f, m in defs[name]}
-    if len(places) < 2:
+    if no_cxx and name.startswith("_Z"):
+        explained["c++"] += 1
+    elif len(places) < 2:
         explained["same-file"] += 1
     else:
         unexplained.append(("pipeline only", name))
