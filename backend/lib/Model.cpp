@@ -8,7 +8,13 @@
 //   3. dlopen(RTLD_NOW | RTLD_LOCAL): binding is complete before any code of
 //      the model runs past its static initialisers;
 //   4. create the container, read what it declares, then make sure its
-//      weights are there and load the weights blob.
+//      weights are there and load the weights blob;
+//   5. copy its buffers (constants of kind Buffer) as loaded, for
+//      resetState(): a run updates them in place in the container's own
+//      storage (a KV cache, a counter), so they persist from run to run and
+//      only these copies remember where they started. resetState() hands
+//      them back through UpdateConstantBuffer, which copies each into that
+//      storage.
 //
 // Where a model's weights are. AOTInductor links a constants section into
 // every model (_binary_constants_bin_start.._end, model_base.h), and the
@@ -60,6 +66,7 @@
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <unordered_map>
 
 namespace aoti::backend {
 
@@ -184,6 +191,14 @@ using DataSizeFn = RuntimeError (*)(ContainerHandle, size_t, size_t *);
 using FlagFn = RuntimeError (*)(ContainerHandle, size_t, bool *);
 using BlobSizeFn = RuntimeError (*)(ContainerHandle, uint64_t *);
 using UpdateFromBlobFn = RuntimeError (*)(ContainerHandle, const uint8_t *);
+using ConstantTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
+/// AOTInductorConstantMapHandle: a std::unordered_map<std::string,
+/// AtenTensorHandle>, which the container fills (ExtractConstantsMap, keyed
+/// by original FQN) or reads (UpdateConstantBuffer, keyed by constant name),
+/// the handles borrowed either way.
+using ConstantMap = std::unordered_map<std::string, AtenTensorOpaque *>;
+using ExtractConstantsFn = RuntimeError (*)(ContainerHandle, ConstantMap *, bool);
+using UpdateConstantsFn = RuntimeError (*)(ContainerHandle, ConstantMap *, bool, bool);
 
 constexpr const char *CreateSymbol = "AOTInductorModelContainerCreateWithDevice";
 
@@ -252,6 +267,8 @@ public:
   Status loadWeights();
   Status requireEmbeddedConstants();
   void describe();
+  /// Copies the buffers as loaded into InitialState (KeepInitialState).
+  Status keepInitialState();
 
   template <typename Fn> Fn symbol(const char *Name) {
     return reinterpret_cast<Fn>(dlsym(Library, Name));
@@ -277,6 +294,9 @@ public:
   std::vector<std::string> OutputNames;
   std::vector<TensorSpec> OutputSpecs; // names; dtype and shape once run
   std::vector<ConstantInfo> Constants;
+  /// The buffers as loaded, by constant name, for resetState().
+  std::vector<std::pair<std::string, TensorHandle>> InitialState;
+  bool StateKept = false;
   uint64_t BlobSize = 0;
   std::vector<std::string> Notes;
 };
@@ -407,7 +427,40 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
   if (Status S = createContainer(); !S)
     return S;
   describe();
-  return loadWeights();
+  if (Status S = loadWeights(); !S)
+    return S;
+  return Options.KeepInitialState ? keepInitialState() : Status::success();
+}
+
+Status Model::Impl::keepInitialState() {
+  std::vector<const ConstantInfo *> Buffers;
+  for (const ConstantInfo &C : Constants)
+    if (C.Kind == ConstantKind::Buffer && !C.FromFolded)
+      Buffers.push_back(&C);
+  auto Extract = symbol<ExtractConstantsFn>("AOTInductorModelContainerExtractConstantsMap");
+  if (Buffers.empty() || !Extract || !symbol<UpdateConstantsFn>(
+                                          "AOTInductorModelContainerUpdateConstantBuffer"))
+    return Status::success(); // resetState() says why it cannot
+  ConstantMap Live;
+  std::string Thrown;
+  if (callModel(Modules, Thrown, [&] { return Extract(Container, &Live, false); }) != 0)
+    return Error(ErrorKind::LoadFailed,
+                 Path + ": cannot read the model's buffers (ExtractConstantsMap)" +
+                     (Thrown.empty() ? "" : ": " + Thrown));
+  StreamScope Scope(Dev, nullptr);
+  for (const ConstantInfo *C : Buffers) {
+    auto It = Live.find(C->OriginalFQN.empty() ? C->Name : C->OriginalFQN);
+    if (It == Live.end())
+      return Error(ErrorKind::LoadFailed,
+                   Path + ": the model lists buffer " + C->Name + " but does not hold it");
+    AtenTensorOpaque *Copy = nullptr;
+    if (aoti_torch_clone(It->second, &Copy) != 0)
+      return Error(ErrorKind::LoadFailed,
+                   Path + ": cannot copy buffer " + C->Name + ": " + shimError("clone"));
+    InitialState.emplace_back(C->Name, TensorHandle(Copy));
+  }
+  StateKept = true;
+  return Status::success();
 }
 
 Status Model::Impl::createContainer() {
@@ -570,6 +623,7 @@ void Model::Impl::describe() {
   auto ConstantDType = symbol<DTypeFn>("AOTInductorModelContainerGetConstantDtype");
   auto ConstantSize = symbol<DataSizeFn>("AOTInductorModelContainerGetConstantDataSize");
   auto ConstantFolded = symbol<FlagFn>("AOTInductorModelContainerGetConstantFromFolded");
+  auto ConstantType = symbol<ConstantTypeFn>("AOTInductorModelContainerGetConstantType");
   size_t NC = 0;
   if (!NumConstants || NumConstants(Container, &NC) != 0)
     return;
@@ -588,6 +642,9 @@ void Model::Impl::describe() {
     bool Folded = false;
     if (ConstantFolded && ConstantFolded(Container, I, &Folded) == 0)
       C.FromFolded = Folded;
+    int32_t Kind = 0;
+    if (ConstantType && ConstantType(Container, I, &Kind) == 0 && Kind >= 0 && Kind <= 4)
+      C.Kind = static_cast<ConstantKind>(Kind);
     Constants.push_back(std::move(C));
   }
 }
@@ -608,6 +665,45 @@ Expected<std::unique_ptr<Model>> Model::load(const std::string &Path,
 }
 
 const std::string &Model::path() const { return P->Path; }
+
+Status Model::resetState() {
+  Impl &M = *P;
+  if (!M.StateKept) {
+    bool HasBuffers = false;
+    for (const ConstantInfo &C : M.Constants)
+      HasBuffers |= C.Kind == ConstantKind::Buffer && !C.FromFolded;
+    if (!HasBuffers)
+      return Status::success();
+    return Error(ErrorKind::InvalidArgument,
+                 M.Path + (M.Options.KeepInitialState
+                               ? ": the model does not export ExtractConstantsMap and "
+                                 "UpdateConstantBuffer, so its buffers cannot be reset"
+                               : ": loaded without LoadOptions::KeepInitialState, so its "
+                                 "buffers' first values are gone"));
+  }
+  if (M.InitialState.empty())
+    return Status::success();
+  // The container copies each tensor given into its own buffer's storage.
+  ConstantMap Values;
+  for (const auto &[Name, T] : M.InitialState)
+    Values.emplace(Name, T.get());
+  auto Update = M.symbol<UpdateConstantsFn>("AOTInductorModelContainerUpdateConstantBuffer");
+  std::string Thrown;
+  StreamScope Scope(M.Dev, nullptr);
+  if (callModel(M.Modules, Thrown, [&] { return Update(M.Container, &Values, false, false); }) !=
+      0)
+    return Error(ErrorKind::RunFailed, M.Path + ": cannot reset the model's buffers" +
+                                           (Thrown.empty() ? "" : ": " + Thrown));
+  return Status::success();
+}
+
+std::vector<std::string> Model::stateNames() const {
+  std::vector<std::string> Names;
+  for (const ConstantInfo &C : P->Constants)
+    if (C.Kind == ConstantKind::Buffer && !C.FromFolded)
+      Names.push_back(C.Name);
+  return Names;
+}
 const std::string &Model::modelName() const { return P->Files.ModelName; }
 Device Model::device() const { return P->Dev; }
 const std::string &Model::compiledForDevice() const { return P->CompiledFor; }

@@ -502,6 +502,75 @@ TEST(Model, ABareLibraryHasNoModelName) {
   EXPECT_EQ((*M)->modelName(), "");
 }
 
+// --- state across runs ----------------------------------------------------------
+
+/// y of the fake model after K runs of its state variant: y + K.
+void expectYPlus(const HostTensor &Y, int64_t Rows, float K) {
+  ASSERT_EQ(Y.Shape, (std::vector<int64_t>{Rows, 4}));
+  for (int R = 0; R < Rows; ++R)
+    for (int C = 0; C < 4; ++C)
+      EXPECT_FLOAT_EQ(Y.data<float>()[R * 4 + C],
+                      fixtureX(R, C) * FixtureW[C] + FixtureB[C] + K);
+}
+
+LoadOptions stateModel(bool Keep = true) {
+  LoadOptions O = cpu();
+  O.WeightsPath = fixture("so/m.wrapper_weights.blob");
+  O.KeepInitialState = Keep;
+  return O;
+}
+
+TEST(Model, BuffersPersistAcrossRunsAndResetToTheirValuesAtLoad) {
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_STATE_MODEL_SO, stateModel());
+  ASSERT_TRUE(M) << M.error().message();
+  EXPECT_EQ((*M)->stateNames(), (std::vector<std::string>{"steps"}));
+  ASSERT_EQ((*M)->constants().size(), 3u);
+  EXPECT_EQ((*M)->constants()[0].Kind, ConstantKind::Parameter);
+  EXPECT_EQ((*M)->constants()[2].Kind, ConstantKind::Buffer);
+  for (int K = 0; K < 3; ++K) {
+    Expected<std::vector<HostTensor>> Out = (*M)->run({inputX(2)});
+    ASSERT_TRUE(Out) << Out.error().message();
+    expectYPlus((*Out)[0], 2, float(K));
+  }
+  ASSERT_TRUE((*M)->resetState());
+  Expected<std::vector<HostTensor>> Out = (*M)->run({inputX(2)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 2, 0.0f);
+  // Twice in a row: the kept copy is not the live buffer.
+  ASSERT_TRUE((*M)->resetState());
+  ASSERT_TRUE((*M)->resetState());
+  Out = (*M)->run({inputX(2)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 2, 0.0f);
+}
+
+TEST(Model, TwoLoadsOfOneModelKeepTheirOwnState) {
+  Expected<std::unique_ptr<Model>> A = Model::load(FAKE_STATE_MODEL_SO, stateModel());
+  Expected<std::unique_ptr<Model>> B = Model::load(FAKE_STATE_MODEL_SO, stateModel());
+  ASSERT_TRUE(A && B);
+  for (int K = 0; K < 2; ++K)
+    ASSERT_TRUE((*A)->run({inputX(1)}));
+  Expected<std::vector<HostTensor>> Out = (*B)->run({inputX(1)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 1, 0.0f);
+}
+
+TEST(Model, ResetStateSaysWhyItCannot) {
+  Expected<std::unique_ptr<Model>> M = Model::load(FAKE_STATE_MODEL_SO, stateModel(false));
+  ASSERT_TRUE(M) << M.error().message();
+  Status S = (*M)->resetState();
+  ASSERT_FALSE(S);
+  EXPECT_EQ(S.error().kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(S.error().message().find("KeepInitialState"), std::string::npos)
+      << S.error().message();
+  // A model that declares no buffer (no GetConstantType, as older models)
+  // has nothing to reset.
+  Expected<std::unique_ptr<Model>> Plain = Model::load(fixture("model.pt2"), cpu());
+  ASSERT_TRUE(Plain) << Plain.error().message();
+  EXPECT_TRUE((*Plain)->stateNames().empty());
+  EXPECT_TRUE((*Plain)->resetState());
+}
+
 TEST(Model, PackageExtractionIsRemoved) {
   const fs::path Tmp = fs::path(FixtureDir::Dir) / "tmp";
   fs::create_directories(Tmp);

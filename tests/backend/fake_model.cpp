@@ -15,6 +15,13 @@
 // Built with FAKE_MODEL_EXTRA_IMPORTS it also references two symbols no host
 // defines, so that loading it must name both.
 //
+// Built with FAKE_MODEL_STATE it has state, as a model with a static KV
+// cache does: a third constant, the buffer "steps" (float32 [4], zeros at
+// creation), which every run adds to y and then increments in place, so run
+// k gives y + k. It exports what real models export for their constants and
+// the others here do not (GetConstantType, ExtractConstantsMap keyed by
+// original FQN, UpdateConstantBuffer keyed by constant name, copying).
+//
 // Where its weights are follows what AOTInductor's export options make of a
 // model (model_base.h, codecache.py), down to the constants section it links
 // in (_binary_constants_bin_start.._end):
@@ -55,6 +62,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -63,7 +71,10 @@ namespace {
 struct Container {
   float W[4] = {};
   float B[4] = {};
+  float Steps[4] = {};
   bool ConstantsLoaded = false;
+  /// Borrowed by ExtractConstantsMap's callers; made at the first call.
+  AtenTensorHandle Views[3] = {};
 };
 
 constexpr uint64_t BlobBytes = 8 * sizeof(float);
@@ -143,15 +154,21 @@ const char *const InputNames[] = {"x"};
 const char *const OutputNames[] = {"y", "y_again", "x_row0"};
 // FAKE_MODEL_MANY_CONSTANTS declares five more constants (an error that
 // names constants names only the first few).
-#ifdef FAKE_MODEL_MANY_CONSTANTS
+#if defined(FAKE_MODEL_MANY_CONSTANTS)
 constexpr size_t NumConstants = 7;
-#else
-constexpr size_t NumConstants = 2;
-#endif
 const char *const ConstantNames[] = {"w", "b", "l2", "l3", "l4", "l5", "l6"};
 const char *const ConstantFQNs[] = {"fc.weight",       "fc.bias",         "layers.2.weight",
                                     "layers.3.weight", "layers.4.weight", "layers.5.weight",
                                     "layers.6.weight"};
+#elif defined(FAKE_MODEL_STATE)
+constexpr size_t NumConstants = 3;
+const char *const ConstantNames[] = {"w", "b", "steps"};
+const char *const ConstantFQNs[] = {"fc.weight", "fc.bias", "steps"};
+#else
+constexpr size_t NumConstants = 2;
+const char *const ConstantNames[] = {"w", "b"};
+const char *const ConstantFQNs[] = {"fc.weight", "fc.bias"};
+#endif
 
 bool checksEnabled() {
   static const bool On = [] {
@@ -202,6 +219,9 @@ FAKE_EXPORT int32_t AOTInductorModelContainerCreateWithDevice(Handle *Ret, size_
 FAKE_EXPORT int32_t AOTInductorModelContainerDelete(Handle H) {
   if (fault("leak-container"))
     return 0; // forgets its container: the leak the cycle test must see
+  for (AtenTensorHandle V : H->Views)
+    if (V)
+      aoti_torch_delete_tensor_object(V);
   delete H;
   return 0;
 }
@@ -340,7 +360,11 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
   float *YF = static_cast<float *>(YData);
   for (int64_t I = 0; I < N; ++I)
     for (int J = 0; J < 4; ++J)
-      YF[I * 4 + J] = XF[I * 4 + J] * H->W[J] + H->B[J];
+      YF[I * 4 + J] = XF[I * 4 + J] * H->W[J] + H->B[J] + H->Steps[J];
+#ifdef FAKE_MODEL_STATE
+  for (float &V : H->Steps) // updated in place, as index_copy_ into a cache is
+    V += 1.0f;
+#endif
   aoti_torch_delete_tensor_object(X);
   if (fault("oob-run"))
     YF[N * 4] = 1.0f; // one past the end of y's storage
@@ -366,6 +390,52 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRunSingleThreaded(Handle H, AtenTen
                                                                void *Proxy) {
   return AOTInductorModelContainerRun(H, In, NIn, Out, NOut, Stream, Proxy);
 }
+
+#ifdef FAKE_MODEL_STATE
+namespace {
+/// AOTInductorConstantMapHandle.
+using ConstantMap = std::unordered_map<std::string, AtenTensorHandle>;
+float *constantData(Handle H, size_t I) { return I == 0 ? H->W : I == 1 ? H->B : H->Steps; }
+} // namespace
+
+FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantType(Handle, size_t I, int32_t *Type) {
+  if (I >= NumConstants)
+    return 1;
+  *Type = I == 2 ? 2 /* Buffer */ : 1 /* Parameter */;
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerExtractConstantsMap(Handle H, ConstantMap *Map,
+                                                                 bool UseInactive) {
+  if (UseInactive)
+    return fail("fake model: no inactive constant buffer");
+  const int64_t Sizes[] = {4}, Strides[] = {1};
+  for (size_t I = 0; I < NumConstants; ++I) {
+    if (!H->Views[I] && aoti_torch_create_tensor_from_blob(
+                            constantData(H, I), 1, Sizes, Strides, 0,
+                            aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0,
+                            &H->Views[I]) != 0)
+      return fail("fake model: cannot make a constant's tensor");
+    Map->emplace(ConstantFQNs[I], H->Views[I]);
+  }
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerUpdateConstantBuffer(Handle H, ConstantMap *Map,
+                                                                  bool UseInactive,
+                                                                  bool /*ValidateFull*/) {
+  if (UseInactive)
+    return fail("fake model: no inactive constant buffer");
+  for (size_t I = 0; I < NumConstants; ++I) {
+    auto It = Map->find(ConstantNames[I]);
+    if (It == Map->end())
+      continue;
+    void *Data = nullptr;
+    if (aoti_torch_get_data_ptr(It->second, &Data) != 0)
+      return fail("fake model: cannot read a constant given");
+    std::memcpy(constantData(H, I), Data, 4 * sizeof(float));
+  }
+  return 0;
+}
+#endif
 
 #ifdef FAKE_MODEL_EXTRA_IMPORTS
 // Two references no host defines: a shim that does not exist and a CUDA

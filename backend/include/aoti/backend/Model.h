@@ -86,6 +86,11 @@ struct LoadOptions {
   /// every model in it; nullopt leaves it as it is (AOTI_SHIMS_SEED, else
   /// torch's default seed: docs/ops/random.md).
   std::optional<uint64_t> Seed;
+  /// Keep a copy of the model's buffers as loaded (constants of kind Buffer:
+  /// a KV cache, a step counter, running statistics), so that resetState()
+  /// can put them back. Costs their size once more, on the model's device;
+  /// parameters are not copied.
+  bool KeepInitialState = true;
   size_t NumModels = 1;
 };
 
@@ -100,6 +105,15 @@ struct PackageModel {
 /// The models of the package at Path, in the package's order.
 Expected<std::vector<PackageModel>> listPackageModels(const std::string &Path);
 
+/// What a constant is to torch (AOTInductor's ConstantType).
+enum class ConstantKind : int32_t {
+  Unknown = 0,
+  Parameter = 1,
+  Buffer = 2, ///< registered buffers: what a run may update in place
+  TensorConstant = 3,
+  FoldedConstant = 4,
+};
+
 struct ConstantInfo {
   std::string Name;
   std::string OriginalFQN;
@@ -108,6 +122,9 @@ struct ConstantInfo {
   /// Computed by the model's constant folding at its first run, so never
   /// part of its weights.
   bool FromFolded = false;
+  /// Unknown when the model does not say (GetConstantType is newer than
+  /// some models).
+  ConstantKind Kind = ConstantKind::Unknown;
 };
 
 /// An owning aoti_torch tensor handle.
@@ -194,6 +211,19 @@ public:
   /// Lines worth telling a user (a blob longer than expected, a model's
   /// warnings printed during load).
   const std::vector<std::string> &notes() const;
+
+  /// State. A model's buffers that its runs update in place (a static KV
+  /// cache written with index_copy_, a counter) are constants of the loaded
+  /// container: they persist from one run to the next, as in eager. This
+  /// puts every buffer back to its value at load (LoadOptions::
+  /// KeepInitialState), for example between two prompts. Synchronous. An
+  /// InvalidArgument error when the model was loaded without
+  /// KeepInitialState or does not export the container's constant-buffer
+  /// entry points; a model without buffers has nothing to reset.
+  Status resetState();
+  /// The buffers resetState() restores (their constant names), in the
+  /// model's order.
+  std::vector<std::string> stateNames() const;
 
   /// Converts host inputs to what the model declares (float32 data for a
   /// bfloat16 or float16 input is rounded to nearest even) and copies them
