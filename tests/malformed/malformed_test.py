@@ -277,6 +277,17 @@ class Oracle:
         self.locks = collections.defaultdict(threading.Lock)
         self.lock = threading.Lock()
         self.env = dict(os.environ, LD_LIBRARY_PATH=src)
+        # A --model from a sanitizer build needs its runtime loaded first: the
+        # seed host (not instrumented) preloads it, or ld.so's answer would be
+        # ASan's refusal to start late rather than the file's.
+        self.model_env = {}
+        for m in args.model:
+            needed = subprocess.run(["readelf", "-d", m], capture_output=True, text=True).stdout
+            for lib in re.findall(r"\[(lib[a-z]san\.so[.0-9]*)\]", needed):
+                path = subprocess.run([args.cc, "-print-file-name=" + lib],
+                                      capture_output=True, text=True).stdout.strip()
+                if os.path.isabs(path):
+                    self.model_env = {"LD_PRELOAD": path, "ASAN_OPTIONS": "detect_leaks=0"}
 
     def __call__(self, kind, path):
         key = (kind, path)
@@ -323,7 +334,8 @@ class Oracle:
             # A --model: the seed host provides none of its shims, so it is
             # opened RTLD_LAZY: ld.so still reads all of it but the functions
             # it binds on first call.
-            syms, env = ["AOTInductorModelContainerCreateWithDevice"], {"AOTI_ORACLE_LAZY": "1"}
+            syms, env = (["AOTInductorModelContainerCreateWithDevice"],
+                         dict(self.model_env, AOTI_ORACLE_LAZY="1"))
         return self._run([os.path.join(self.src, "host"), path] + syms, self.src, env)
 
     def _link(self, path, driver, kind):
