@@ -234,9 +234,8 @@ public:
       // ld.so walks this table without checking it: a file whose table does
       // not fit cannot be loaded safely, so it is bad input, not a fallback.
       if (S.sh_type == ELF::SHT_GNU_HASH) {
-        if (!T->setGnuHash(*Bytes))
-          return makeError(".gnu.hash does not fit its section or names "
-                           "symbols past the end of .dynsym");
+        if (Error E = T->setGnuHash(*Bytes))
+          return E;
       } else if (!T->Gnu && !T->setSysVHash(*Bytes)) {
         return makeError(".hash does not fit its section or names symbols "
                          "past the end of .dynsym");
@@ -257,6 +256,13 @@ public:
     uint32_t N = Syms.size();
     if (Gnu) {
       uint32_t H = hashGnu(Name);
+      // do_lookup_x tests the bloom filter first and walks no chain when
+      // either bit is clear: a name the filter rejects is not found.
+      constexpr unsigned Bits = sizeof(Elf_Off) * 8; // __ELF_NATIVE_CLASS
+      uint64_t Word = GnuBloom[(H / Bits) & (GnuBloom.size() - 1)];
+      uint64_t Bit1 = H & (Bits - 1), Bit2 = (uint64_t(H) >> GnuShift) & (Bits - 1);
+      if (!((Word >> Bit1) & (Word >> Bit2) & 1))
+        return;
       uint32_t I = GnuBuckets[H % GnuBuckets.size()];
       if (I == 0 || I < GnuSymNdx) // 0 is an empty bucket, as in ld.so
         return;
@@ -313,17 +319,36 @@ private:
   /// bucket starts a chain that ends, inside the section and .dynsym. Such a
   /// chain exists from index J exactly when some entry at or after J ends one,
   /// so one pass for the last terminator checks every bucket.
-  bool setGnuHash(ArrayRef<uint8_t> B) {
+  ///
+  /// The bloom filter comes before the buckets: ld.so masks the word index
+  /// with maskwords - 1 and shifts the hash right by the table's shift,
+  /// neither checked when the file is mapped. A shift of the bits of a word
+  /// or more (the hash is an ElfW(Addr)-sized value there) is undefined in C;
+  /// glibc on x86-64 then tests bit 0 of the word twice, and so misses
+  /// nearly every name the table holds: the file's exports cannot be bound
+  /// through it, and the file is refused (docs/robustness.md).
+  Error setGnuHash(ArrayRef<uint8_t> B) {
+    auto DoesNotFit = [] {
+      return makeError(".gnu.hash does not fit its section or names symbols "
+                       "past the end of .dynsym");
+    };
     if (B.size() < 16 || reinterpret_cast<uintptr_t>(B.data()) % alignof(Elf_Off))
-      return false;
+      return DoesNotFit();
     auto Hdr = words<Elf_Word>(B, 0, 4);
-    uint64_t NBuckets = Hdr[0], SymNdx = Hdr[1], MaskWords = Hdr[2];
+    uint64_t NBuckets = Hdr[0], SymNdx = Hdr[1], MaskWords = Hdr[2], Shift = Hdr[3];
     uint64_t N = Syms.size();
     if (NBuckets == 0 || SymNdx > N || MaskWords == 0)
-      return false;
+      return DoesNotFit();
+    constexpr uint64_t Bits = sizeof(Elf_Off) * 8;
+    if (Shift >= Bits)
+      return makeError(formatv(
+          ".gnu.hash has bloom shift {0}, not less than the {1} bits of a "
+          "bloom word: ld.so's lookups through it miss the names it "
+          "exports, so none of them can be bound",
+          Shift, Bits));
     uint64_t Off = 16 + MaskWords * sizeof(Elf_Off) + NBuckets * 4;
     if (Off > B.size())
-      return false;
+      return DoesNotFit();
     uint64_t NValues = std::min<uint64_t>(N - SymNdx, (B.size() - Off) / 4);
     auto Values = words<Elf_Word>(B, Off, NValues);
     uint64_t Ends = 0; // one past the last chain terminator
@@ -335,11 +360,15 @@ private:
     GnuBuckets = words<Elf_Word>(B, Off - NBuckets * 4, NBuckets);
     for (Elf_Word Bucket : GnuBuckets)
       if (Bucket != 0 && (Bucket < SymNdx || Bucket - SymNdx >= Ends))
-        return false;
+        return DoesNotFit();
+    // ld.so indexes the filter with maskwords - 1 as a mask (linkers write a
+    // power of two), which never reaches past the last word.
+    GnuBloom = words<Elf_Off>(B, 16, MaskWords);
+    GnuShift = Shift;
     GnuValues = Values.take_front(Ends);
     GnuSymNdx = SymNdx;
     Gnu = true;
-    return true;
+    return Error::success();
   }
 
   bool setSysVHash(ArrayRef<uint8_t> B) {
@@ -361,7 +390,8 @@ private:
   std::vector<VersionSlot> Slots;
   bool Gnu = false, SysV = false;
   ArrayRef<Elf_Word> GnuBuckets, GnuValues, SysVBuckets, SysVChains;
-  uint32_t GnuSymNdx = 0;
+  ArrayRef<Elf_Off> GnuBloom;
+  uint32_t GnuSymNdx = 0, GnuShift = 0;
 };
 
 /// Reads .gnu.version_d and .gnu.version_r into the model and the version
