@@ -526,6 +526,138 @@ std::vector<StringRef> splitPath(Binary &B, StringRef List) {
   return Out;
 }
 
+std::string typeName(uint16_t Type) {
+  switch (Type) {
+  case ELF::ET_NONE: return "ET_NONE";
+  case ELF::ET_REL: return "ET_REL";
+  case ELF::ET_EXEC: return "ET_EXEC";
+  case ELF::ET_DYN: return "ET_DYN";
+  case ELF::ET_CORE: return "ET_CORE";
+  default: return formatv("e_type {0:x4}", Type).str();
+  }
+}
+
+/// What GNU ld and lld check in the section headers before they link a file,
+/// and ld.so never reads: the first problem found, or success. A lie here
+/// leaves a shared library loadable but makes the link fail ("file format
+/// not recognized", lld's "invalid sh_entsize", "section ... past the end").
+///   - e_shstrndx names a string table (both read section names);
+///   - every sh_link, and the sh_info of relocation sections and
+///     SHF_INFO_LINK ones, names a section (BFD's elf_object_p);
+///   - .symtab and .dynsym have the entry size of a symbol (BFD);
+///   - .dynamic, read through its section header (both), fits the file in
+///     whole entries;
+///   - .gnu.version_d and .gnu.version_r hold the number of records sh_info
+///     says, and every verdaux a verdef counts (BFD's
+///     _bfd_elf_slurp_version_tables; ld.so follows the chains instead);
+///   - a relocatable object's header is the size of its class's header
+///     (e_ehsize: a class byte that lies reads as an object without
+///     sections), and its .symtab, string table included, reads whole, each
+///     symbol in a section that exists.
+template <class ELFT>
+Error linkerChecks(const ELFFile<ELFT> &Obj,
+                   ArrayRef<typename ELFT::Shdr> Sections) {
+  using Elf_Shdr = typename ELFT::Shdr;
+  const auto &Hdr = Obj.getHeader();
+  bool Relocatable = Hdr.e_type == ELF::ET_REL;
+  if (Relocatable && Hdr.e_ehsize != sizeof(typename ELFT::Ehdr))
+    return makeError(formatv(
+        "the ELF header says it is {0} bytes (e_ehsize), not the {1} of an "
+        "ELFCLASS{2} header: its class byte (EI_CLASS) or its header lies",
+        unsigned(Hdr.e_ehsize), sizeof(typename ELFT::Ehdr),
+        ELFT::Is64Bits ? 64 : 32));
+  auto Names = Obj.getSectionStringTable(Sections);
+  if (!Names)
+    return Names.takeError();
+  uint64_t N = Sections.size();
+  for (uint64_t I = 1; I < N; ++I) {
+    const Elf_Shdr &S = Sections[I];
+    if (S.sh_link >= N)
+      return makeError(formatv("section [{0}] has sh_link {1}, but the file "
+                               "has {2} sections",
+                               I, unsigned(S.sh_link), N));
+    if ((S.sh_type == ELF::SHT_REL || S.sh_type == ELF::SHT_RELA ||
+         (S.sh_flags & ELF::SHF_INFO_LINK)) &&
+        S.sh_info >= N)
+      return makeError(formatv("section [{0}] has sh_info {1}, but the file "
+                               "has {2} sections",
+                               I, unsigned(S.sh_info), N));
+    switch (S.sh_type) {
+    case ELF::SHT_SYMTAB:
+    case ELF::SHT_DYNSYM:
+      if (S.sh_entsize != sizeof(typename ELFT::Sym))
+        return makeError(formatv("section [{0}] ({1}) has sh_entsize {2}, "
+                                 "not the {3} bytes of a symbol",
+                                 I, S.sh_type == ELF::SHT_SYMTAB ? ".symtab" : ".dynsym",
+                                 uint64_t(S.sh_entsize), sizeof(typename ELFT::Sym)));
+      break;
+    case ELF::SHT_DYNAMIC:
+      if (auto Dyn = Obj.template getSectionContentsAsArray<typename ELFT::Dyn>(S); !Dyn)
+        return Dyn.takeError();
+      break;
+    case ELF::SHT_GNU_verdef:
+    case ELF::SHT_GNU_verneed: {
+      bool Def = S.sh_type == ELF::SHT_GNU_verdef;
+      StringRef What = Def ? ".gnu.version_d" : ".gnu.version_r";
+      uint64_t Rec = Def ? sizeof(typename ELFT::Verdef) : sizeof(typename ELFT::Verneed);
+      if (S.sh_info > S.sh_size / Rec)
+        return makeError(formatv("{0} says it holds {1} records (sh_info), "
+                                 "but {2} bytes hold at most {3}",
+                                 What, unsigned(S.sh_info), uint64_t(S.sh_size),
+                                 uint64_t(S.sh_size) / Rec));
+      if (!Def)
+        break;
+      auto Bytes = Obj.getSectionContents(S);
+      if (!Bytes)
+        return Bytes.takeError();
+      uint64_t Off = 0;
+      for (unsigned D = 0; D < S.sh_info; ++D) {
+        if (Off + Rec > Bytes->size())
+          return makeError(What + " records run past the end of the section");
+        const auto *V = reinterpret_cast<const typename ELFT::Verdef *>(Bytes->data() + Off);
+        uint64_t Aux = Off + V->vd_aux;
+        for (unsigned A = 0; A < V->vd_cnt; ++A) {
+          if (Aux + sizeof(typename ELFT::Verdaux) > Bytes->size())
+            return makeError(formatv("{0}: version definition {1} counts {2} "
+                                     "names, which run past the end of the "
+                                     "section",
+                                     What, D, unsigned(V->vd_cnt)));
+          Aux += reinterpret_cast<const typename ELFT::Verdaux *>(Bytes->data() + Aux)->vda_next;
+        }
+        if (V->vd_next == 0)
+          break;
+        Off += V->vd_next;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  if (!Relocatable)
+    return Error::success();
+  for (const Elf_Shdr &S : Sections) {
+    if (S.sh_type != ELF::SHT_SYMTAB)
+      continue;
+    std::vector<Symbol> Ignored;
+    if (Error E = readSymbolTable(Obj, S, Ignored))
+      return E;
+    auto Syms = Obj.symbols(&S);
+    if (!Syms)
+      return Syms.takeError();
+    for (size_t I = 1; I < Syms->size(); ++I) {
+      uint16_t Shndx = (*Syms)[I].st_shndx;
+      if (Shndx >= N && Shndx != ELF::SHN_ABS && Shndx != ELF::SHN_COMMON &&
+          Shndx != ELF::SHN_XINDEX &&
+          !(Hdr.e_machine == ELF::EM_X86_64 && Shndx == 0xff02)) // SHN_X86_64_LCOMMON
+        return makeError(formatv("symbol {0} of .symtab is in section {1}, "
+                                 "which does not exist",
+                                 I, Shndx));
+    }
+  }
+  return Error::success();
+}
+
 template <class ELFT>
 Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
                                            std::string DisplayPath) {
@@ -537,6 +669,7 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
   const auto &Hdr = Obj.getHeader();
 
   auto B = std::make_unique<Binary>(DisplayPath, BinaryFormat::ELF);
+  B->TypeName = typeName(Hdr.e_type);
   B->Machine = {Hdr.e_machine, ELFT::Is64Bits,
                 ELFT::Endianness == llvm::endianness::little};
   B->ArchName = ELF::convertEMachineToArchName(Hdr.e_machine).str();
@@ -551,6 +684,13 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
   auto Phdrs = Obj.program_headers();
   if (!Phdrs)
     return fileError(DisplayPath, Phdrs.takeError());
+  // Only linkers read a relocatable object, so what they refuse is bad
+  // input; a library or executable may still load, and its commands decide.
+  if (Error E = linkerChecks(Obj, *Sections)) {
+    if (Hdr.e_type == ELF::ET_REL)
+      return fileError(DisplayPath, std::move(E));
+    B->LinkerRefusal = toString(std::move(E));
+  }
 
   bool HasInterp = false;
   for (const auto &P : *Phdrs) {
