@@ -41,7 +41,10 @@ std::string Replay::refusal(const LinkInput &Cur) const {
   const Binary &B = *Cur.Bin;
   if (B.format() != BinaryFormat::ELF)
     return "";
-  const std::string &Shown = Cur.Path;
+  // The file as the line names it (a -lNAME: the path it was found at).
+  StringRef Shown = Cur.AsWritten.empty() || StringRef(Cur.AsWritten).starts_with("-l")
+                        ? StringRef(Cur.Path)
+                        : StringRef(Cur.AsWritten);
   if (F == LinkFlavor::GNU && (B.fixedAddress() || B.markedPie()))
     return formatv("cannot use executable file '{0}' as input to a link",
                    Shown)
