@@ -185,8 +185,21 @@ void Analyzer::explain(SymbolFacts &S, ArrayRef<unsigned> Scope,
     }
   }
 
-  // Defined in an archive member the host's link did not extract.
+  // Defined in an archive member the host's link did not extract. Without a
+  // symbol index (`ar qS`), every member is looked at, as lld does.
   for (const auto &A : F.Archives) {
+    if (!A->hasSymbolIndex())
+      for (size_t I = 0; I < A->members().size(); ++I) {
+        auto M = A->member(I);
+        if (!M) {
+          consumeError(M.takeError()); // in ArchiveWarnings
+          continue;
+        }
+        for (const Symbol &D : M->staticSymbols())
+          if (D.Name == Name && D.Defined && !D.isLocal())
+            consider(S, MissingReason::NotLinked,
+                     {A->path().str(), A->members()[I].Name, &D, -1});
+      }
     for (const Archive::IndexEntry &E : A->symbolIndex()) {
       if (E.Name != Name)
         continue;
@@ -298,6 +311,12 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
       return createStringError(inconvertibleErrorCode(),
                                "%s: --archive expects a static archive (.a)",
                                A.c_str());
+    // A member that cannot be read is said once, up front: whatever it
+    // defines is missing from the explanations below.
+    for (size_t I = 0; I < In->Ar->members().size(); ++I)
+      if (auto M = In->Ar->member(I); !M)
+        F->ArchiveWarnings.push_back(toString(M.takeError()) +
+                                     "; what it defines is not looked for");
     F->Archives.push_back(std::move(In->Ar));
   }
   for (const std::string &C : O.Candidates) {

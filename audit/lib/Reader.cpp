@@ -412,6 +412,25 @@ Expected<const Binary &> Archive::member(size_t I) const {
       ParseErrors[I] = toString(B.takeError());
       return makeError(*ParseErrors[I]);
     }
+    // Only a linker reads an archive member, and it links relocatable
+    // objects of a machine it targets: lld skips any other member with a
+    // warning ("is neither ET_REL nor LLVM bitcode") and refuses one of an
+    // unknown machine ("is incompatible with ...").
+    if ((*B)->kind() != FileKind::Relocatable) {
+      ParseErrors[I] =
+          formatv("{0}: is not a relocatable object ({1}): a link skips the "
+                  "member (lld: \"is neither ET_REL nor LLVM bitcode\")",
+                  memberDisplayName(I), (*B)->typeName())
+              .str();
+      return makeError(*ParseErrors[I]);
+    }
+    if ((*B)->archName().starts_with("e_machine ")) {
+      ParseErrors[I] = formatv("{0}: {1} is not a machine any linker targets; "
+                               "a link that extracts the member fails",
+                               memberDisplayName(I), (*B)->archName())
+                           .str();
+      return makeError(*ParseErrors[I]);
+    }
     Parsed[I] = std::move(*B);
   }
   return *Parsed[I];

@@ -27,7 +27,12 @@ void InputProblem::check(const LinkFacts &F,
     const LinkInput &In = F.Inputs[P.Input];
     Fd.File = In.Path.empty() ? In.AsWritten : F.displayPath(In.Path);
     Fd.Message = P.Message;
-    if (In.InputKind == LinkInput::Kind::Archive)
+    if (P.Refused)
+      Fd.Fix = formatv("link the shared library or objects that provide what "
+                       "{0} defines, or rebuild {0} if it is damaged",
+                       Fd.File)
+                   .str();
+    else if (In.InputKind == LinkInput::Kind::Archive)
       Fd.Fix = formatv("run `ranlib {0}` (or build it with `ar rcs`)",
                        Fd.File)
                    .str();

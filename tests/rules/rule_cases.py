@@ -258,9 +258,24 @@ def AOTI210_link_input_problem(b):
         (["libnoindex.a"], {"gnu": "archive has no index; run ranlib to add one", "lld": None},
          "archive has no index; run ranlib to add one",
          "run `ranlib libnoindex.a` (or build it with `ar rcs`)"),
+        # An executable is no link input for GNU ld, PIE or not; lld
+        # refuses an ET_EXEC and links against a PIE as against a library.
+        (["exe_pie"], {"gnu": "cannot use executable file", "lld": None},
+         "cannot use executable file '",
+         "link the shared library or objects that provide what exe_pie defines, or rebuild exe_pie "
+         "if it is damaged"),
+        (["exe_fixed"], {"gnu": "cannot use executable file", "lld": "unknown file type"},
+         {"gnu": "cannot use executable file '", "lld": "exe_fixed: unknown file type"},
+         "link the shared library or objects that provide what exe_fixed defines, or rebuild "
+         "exe_fixed if it is damaged"),
     ]
+    b.write("exe.c", "int aoti_torch_exe(void) { return 0; }\nint main(void) { return 0; }\n")
+    b.run("gcc", "-pie", "-fPIE", "-rdynamic", "-o", "exe_pie", "exe.c")
+    b.run("gcc", "-no-pie", "-rdynamic", "-o", "exe_fixed", "exe.c")
     for tc, driver in TOOLCHAINS.items():
         for words, stops, message, fix in problems:
+            if isinstance(message, dict):
+                message = message[tc]
             line = driver + ["main_plain.o"] + words + ["-o", "runner-" + tc]
             r = b.run(*line, check=False)
             if stops[tc] is None:

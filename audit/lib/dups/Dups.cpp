@@ -432,6 +432,15 @@ void loadInput(LoadedInput &L) {
     L.Kind = InputKind::Object;
     break;
   case FileKind::SharedLibrary:
+    // A section header, .symtab or version section that lies where ld.so
+    // never looks: the library loads, but no link takes it, so its names
+    // are no link's definitions.
+    if (!B.linkerRefusal().empty()) {
+      L.Failure = formatv("{0}: a linker refuses it: {1}", L.Where.Path,
+                          B.linkerRefusal())
+                      .str();
+      return;
+    }
     L.Kind = InputKind::SharedLibrary;
     L.LibraryStem = libraryStem(
         B.soname().empty() ? B.fileName() : sys::path::filename(B.soname()),

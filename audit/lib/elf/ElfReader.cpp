@@ -234,9 +234,8 @@ public:
       // ld.so walks this table without checking it: a file whose table does
       // not fit cannot be loaded safely, so it is bad input, not a fallback.
       if (S.sh_type == ELF::SHT_GNU_HASH) {
-        if (!T->setGnuHash(*Bytes))
-          return makeError(".gnu.hash does not fit its section or names "
-                           "symbols past the end of .dynsym");
+        if (Error E = T->setGnuHash(*Bytes))
+          return E;
       } else if (!T->Gnu && !T->setSysVHash(*Bytes)) {
         return makeError(".hash does not fit its section or names symbols "
                          "past the end of .dynsym");
@@ -257,6 +256,13 @@ public:
     uint32_t N = Syms.size();
     if (Gnu) {
       uint32_t H = hashGnu(Name);
+      // do_lookup_x tests the bloom filter first and walks no chain when
+      // either bit is clear: a name the filter rejects is not found.
+      constexpr unsigned Bits = sizeof(Elf_Off) * 8; // __ELF_NATIVE_CLASS
+      uint64_t Word = GnuBloom[(H / Bits) & (GnuBloom.size() - 1)];
+      uint64_t Bit1 = H & (Bits - 1), Bit2 = (uint64_t(H) >> GnuShift) & (Bits - 1);
+      if (!((Word >> Bit1) & (Word >> Bit2) & 1))
+        return;
       uint32_t I = GnuBuckets[H % GnuBuckets.size()];
       if (I == 0 || I < GnuSymNdx) // 0 is an empty bucket, as in ld.so
         return;
@@ -313,17 +319,36 @@ private:
   /// bucket starts a chain that ends, inside the section and .dynsym. Such a
   /// chain exists from index J exactly when some entry at or after J ends one,
   /// so one pass for the last terminator checks every bucket.
-  bool setGnuHash(ArrayRef<uint8_t> B) {
+  ///
+  /// The bloom filter comes before the buckets: ld.so masks the word index
+  /// with maskwords - 1 and shifts the hash right by the table's shift,
+  /// neither checked when the file is mapped. A shift of the bits of a word
+  /// or more (the hash is an ElfW(Addr)-sized value there) is undefined in C;
+  /// glibc on x86-64 then tests bit 0 of the word twice, and so misses
+  /// nearly every name the table holds: the file's exports cannot be bound
+  /// through it, and the file is refused (docs/robustness.md).
+  Error setGnuHash(ArrayRef<uint8_t> B) {
+    auto DoesNotFit = [] {
+      return makeError(".gnu.hash does not fit its section or names symbols "
+                       "past the end of .dynsym");
+    };
     if (B.size() < 16 || reinterpret_cast<uintptr_t>(B.data()) % alignof(Elf_Off))
-      return false;
+      return DoesNotFit();
     auto Hdr = words<Elf_Word>(B, 0, 4);
-    uint64_t NBuckets = Hdr[0], SymNdx = Hdr[1], MaskWords = Hdr[2];
+    uint64_t NBuckets = Hdr[0], SymNdx = Hdr[1], MaskWords = Hdr[2], Shift = Hdr[3];
     uint64_t N = Syms.size();
     if (NBuckets == 0 || SymNdx > N || MaskWords == 0)
-      return false;
+      return DoesNotFit();
+    constexpr uint64_t Bits = sizeof(Elf_Off) * 8;
+    if (Shift >= Bits)
+      return makeError(formatv(
+          ".gnu.hash has bloom shift {0}, not less than the {1} bits of a "
+          "bloom word: ld.so's lookups through it miss the names it "
+          "exports, so none of them can be bound",
+          Shift, Bits));
     uint64_t Off = 16 + MaskWords * sizeof(Elf_Off) + NBuckets * 4;
     if (Off > B.size())
-      return false;
+      return DoesNotFit();
     uint64_t NValues = std::min<uint64_t>(N - SymNdx, (B.size() - Off) / 4);
     auto Values = words<Elf_Word>(B, Off, NValues);
     uint64_t Ends = 0; // one past the last chain terminator
@@ -335,11 +360,15 @@ private:
     GnuBuckets = words<Elf_Word>(B, Off - NBuckets * 4, NBuckets);
     for (Elf_Word Bucket : GnuBuckets)
       if (Bucket != 0 && (Bucket < SymNdx || Bucket - SymNdx >= Ends))
-        return false;
+        return DoesNotFit();
+    // ld.so indexes the filter with maskwords - 1 as a mask (linkers write a
+    // power of two), which never reaches past the last word.
+    GnuBloom = words<Elf_Off>(B, 16, MaskWords);
+    GnuShift = Shift;
     GnuValues = Values.take_front(Ends);
     GnuSymNdx = SymNdx;
     Gnu = true;
-    return true;
+    return Error::success();
   }
 
   bool setSysVHash(ArrayRef<uint8_t> B) {
@@ -361,7 +390,8 @@ private:
   std::vector<VersionSlot> Slots;
   bool Gnu = false, SysV = false;
   ArrayRef<Elf_Word> GnuBuckets, GnuValues, SysVBuckets, SysVChains;
-  uint32_t GnuSymNdx = 0;
+  ArrayRef<Elf_Off> GnuBloom;
+  uint32_t GnuSymNdx = 0, GnuShift = 0;
 };
 
 /// Reads .gnu.version_d and .gnu.version_r into the model and the version
@@ -496,6 +526,138 @@ std::vector<StringRef> splitPath(Binary &B, StringRef List) {
   return Out;
 }
 
+std::string typeName(uint16_t Type) {
+  switch (Type) {
+  case ELF::ET_NONE: return "ET_NONE";
+  case ELF::ET_REL: return "ET_REL";
+  case ELF::ET_EXEC: return "ET_EXEC";
+  case ELF::ET_DYN: return "ET_DYN";
+  case ELF::ET_CORE: return "ET_CORE";
+  default: return formatv("e_type {0:x4}", Type).str();
+  }
+}
+
+/// What GNU ld and lld check in the section headers before they link a file,
+/// and ld.so never reads: the first problem found, or success. A lie here
+/// leaves a shared library loadable but makes the link fail ("file format
+/// not recognized", lld's "invalid sh_entsize", "section ... past the end").
+///   - e_shstrndx names a string table (both read section names);
+///   - every sh_link, and the sh_info of relocation sections and
+///     SHF_INFO_LINK ones, names a section (BFD's elf_object_p);
+///   - .symtab and .dynsym have the entry size of a symbol (BFD);
+///   - .dynamic, read through its section header (both), fits the file in
+///     whole entries;
+///   - .gnu.version_d and .gnu.version_r hold the number of records sh_info
+///     says, and every verdaux a verdef counts (BFD's
+///     _bfd_elf_slurp_version_tables; ld.so follows the chains instead);
+///   - a relocatable object's header is the size of its class's header
+///     (e_ehsize: a class byte that lies reads as an object without
+///     sections), and its .symtab, string table included, reads whole, each
+///     symbol in a section that exists.
+template <class ELFT>
+Error linkerChecks(const ELFFile<ELFT> &Obj,
+                   ArrayRef<typename ELFT::Shdr> Sections) {
+  using Elf_Shdr = typename ELFT::Shdr;
+  const auto &Hdr = Obj.getHeader();
+  bool Relocatable = Hdr.e_type == ELF::ET_REL;
+  if (Relocatable && Hdr.e_ehsize != sizeof(typename ELFT::Ehdr))
+    return makeError(formatv(
+        "the ELF header says it is {0} bytes (e_ehsize), not the {1} of an "
+        "ELFCLASS{2} header: its class byte (EI_CLASS) or its header lies",
+        unsigned(Hdr.e_ehsize), sizeof(typename ELFT::Ehdr),
+        ELFT::Is64Bits ? 64 : 32));
+  auto Names = Obj.getSectionStringTable(Sections);
+  if (!Names)
+    return Names.takeError();
+  uint64_t N = Sections.size();
+  for (uint64_t I = 1; I < N; ++I) {
+    const Elf_Shdr &S = Sections[I];
+    if (S.sh_link >= N)
+      return makeError(formatv("section [{0}] has sh_link {1}, but the file "
+                               "has {2} sections",
+                               I, unsigned(S.sh_link), N));
+    if ((S.sh_type == ELF::SHT_REL || S.sh_type == ELF::SHT_RELA ||
+         (S.sh_flags & ELF::SHF_INFO_LINK)) &&
+        S.sh_info >= N)
+      return makeError(formatv("section [{0}] has sh_info {1}, but the file "
+                               "has {2} sections",
+                               I, unsigned(S.sh_info), N));
+    switch (S.sh_type) {
+    case ELF::SHT_SYMTAB:
+    case ELF::SHT_DYNSYM:
+      if (S.sh_entsize != sizeof(typename ELFT::Sym))
+        return makeError(formatv("section [{0}] ({1}) has sh_entsize {2}, "
+                                 "not the {3} bytes of a symbol",
+                                 I, S.sh_type == ELF::SHT_SYMTAB ? ".symtab" : ".dynsym",
+                                 uint64_t(S.sh_entsize), sizeof(typename ELFT::Sym)));
+      break;
+    case ELF::SHT_DYNAMIC:
+      if (auto Dyn = Obj.template getSectionContentsAsArray<typename ELFT::Dyn>(S); !Dyn)
+        return Dyn.takeError();
+      break;
+    case ELF::SHT_GNU_verdef:
+    case ELF::SHT_GNU_verneed: {
+      bool Def = S.sh_type == ELF::SHT_GNU_verdef;
+      StringRef What = Def ? ".gnu.version_d" : ".gnu.version_r";
+      uint64_t Rec = Def ? sizeof(typename ELFT::Verdef) : sizeof(typename ELFT::Verneed);
+      if (S.sh_info > S.sh_size / Rec)
+        return makeError(formatv("{0} says it holds {1} records (sh_info), "
+                                 "but {2} bytes hold at most {3}",
+                                 What, unsigned(S.sh_info), uint64_t(S.sh_size),
+                                 uint64_t(S.sh_size) / Rec));
+      if (!Def)
+        break;
+      auto Bytes = Obj.getSectionContents(S);
+      if (!Bytes)
+        return Bytes.takeError();
+      uint64_t Off = 0;
+      for (unsigned D = 0; D < S.sh_info; ++D) {
+        if (Off + Rec > Bytes->size())
+          return makeError(What + " records run past the end of the section");
+        const auto *V = reinterpret_cast<const typename ELFT::Verdef *>(Bytes->data() + Off);
+        uint64_t Aux = Off + V->vd_aux;
+        for (unsigned A = 0; A < V->vd_cnt; ++A) {
+          if (Aux + sizeof(typename ELFT::Verdaux) > Bytes->size())
+            return makeError(formatv("{0}: version definition {1} counts {2} "
+                                     "names, which run past the end of the "
+                                     "section",
+                                     What, D, unsigned(V->vd_cnt)));
+          Aux += reinterpret_cast<const typename ELFT::Verdaux *>(Bytes->data() + Aux)->vda_next;
+        }
+        if (V->vd_next == 0)
+          break;
+        Off += V->vd_next;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  if (!Relocatable)
+    return Error::success();
+  for (const Elf_Shdr &S : Sections) {
+    if (S.sh_type != ELF::SHT_SYMTAB)
+      continue;
+    std::vector<Symbol> Ignored;
+    if (Error E = readSymbolTable(Obj, S, Ignored))
+      return E;
+    auto Syms = Obj.symbols(&S);
+    if (!Syms)
+      return Syms.takeError();
+    for (size_t I = 1; I < Syms->size(); ++I) {
+      uint16_t Shndx = (*Syms)[I].st_shndx;
+      if (Shndx >= N && Shndx != ELF::SHN_ABS && Shndx != ELF::SHN_COMMON &&
+          Shndx != ELF::SHN_XINDEX &&
+          !(Hdr.e_machine == ELF::EM_X86_64 && Shndx == 0xff02)) // SHN_X86_64_LCOMMON
+        return makeError(formatv("symbol {0} of .symtab is in section {1}, "
+                                 "which does not exist",
+                                 I, Shndx));
+    }
+  }
+  return Error::success();
+}
+
 template <class ELFT>
 Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
                                            std::string DisplayPath) {
@@ -507,6 +669,7 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
   const auto &Hdr = Obj.getHeader();
 
   auto B = std::make_unique<Binary>(DisplayPath, BinaryFormat::ELF);
+  B->TypeName = typeName(Hdr.e_type);
   B->Machine = {Hdr.e_machine, ELFT::Is64Bits,
                 ELFT::Endianness == llvm::endianness::little};
   B->ArchName = ELF::convertEMachineToArchName(Hdr.e_machine).str();
@@ -521,6 +684,13 @@ Expected<std::unique_ptr<Binary>> readELFT(MemoryBufferRef Buffer,
   auto Phdrs = Obj.program_headers();
   if (!Phdrs)
     return fileError(DisplayPath, Phdrs.takeError());
+  // Only linkers read a relocatable object, so what they refuse is bad
+  // input; a library or executable may still load, and its commands decide.
+  if (Error E = linkerChecks(Obj, *Sections)) {
+    if (Hdr.e_type == ELF::ET_REL)
+      return fileError(DisplayPath, std::move(E));
+    B->LinkerRefusal = toString(std::move(E));
+  }
 
   bool HasInterp = false;
   for (const auto &P : *Phdrs) {

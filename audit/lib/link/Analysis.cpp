@@ -13,6 +13,7 @@
 #include "aoti/audit/link/Model.h"
 #include "aoti/audit/Error.h"
 #include "aoti/audit/Package.h"
+#include "aoti/audit/loader/Loader.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -227,6 +228,14 @@ classifyRequired(const LinkCommandLine &Line,
 
 // --- analyzeLink ------------------------------------------------------------
 
+/// The first input that is a file of its own (not an archive), or null.
+static const LinkInput *firstBinary(const LinkFacts &F) {
+  for (const LinkInput &I : F.Inputs)
+    if (I.Bin)
+      return &I;
+  return nullptr;
+}
+
 /// GNU ld and lld refuse an input of another machine ("file in wrong
 /// format", "incompatible with elf_x86_64"), and one whose e_machine no
 /// linker knows: the replay of such a line would say nothing true.
@@ -327,6 +336,19 @@ Expected<std::unique_ptr<LinkFacts>> analyzeLink(LinkRequest Req) {
     if (!Models)
       return Models.takeError();
     for (const ModelLibrary &M : *Models) {
+      // The output is to load the plugin: what its loader refuses to map,
+      // or a file of another machine, needs nothing from this link.
+      if (Error E = checkLoadableType(*M.Bin))
+        return E;
+      if (const LinkInput *First = firstBinary(*F);
+          First && !(M.Bin->machine() == First->Bin->machine()))
+        return makeError(
+            formatv("{0}: is a {1} file, but {2} is {3}: what this line links "
+                    "cannot load it",
+                    M.DisplayPath, describeMachine(M.Bin->machine()),
+                    F->displayPath(First->Path),
+                    describeMachine(First->Bin->machine()))
+                .str());
       for (const Symbol &S : M.Bin->dynamicSymbols())
         if (!S.Defined && !S.isWeak() && !S.Name.empty() &&
             underPrefix(S.Name, R.Prefixes))

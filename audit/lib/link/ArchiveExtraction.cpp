@@ -31,6 +31,34 @@ using namespace llvm;
 
 namespace aoti::audit::linker {
 
+/// Why the linker stops at a shared library or executable it was given,
+/// before reading its symbols; empty when it takes it. GNU ld refuses any
+/// executable ("cannot use executable file as input to a link": ET_EXEC,
+/// or ET_DYN marked DF_1_PIE); lld an ET_EXEC ("unknown file type"), while
+/// it links against a PIE. Both refuse a file whose section headers lie
+/// (Binary::linkerRefusal).
+std::string Replay::refusal(const LinkInput &Cur) const {
+  const Binary &B = *Cur.Bin;
+  if (B.format() != BinaryFormat::ELF)
+    return "";
+  // The file as the line names it (a -lNAME: the path it was found at).
+  StringRef Shown = Cur.AsWritten.empty() || StringRef(Cur.AsWritten).starts_with("-l")
+                        ? StringRef(Cur.Path)
+                        : StringRef(Cur.AsWritten);
+  if (F == LinkFlavor::GNU && (B.fixedAddress() || B.markedPie()))
+    return formatv("cannot use executable file '{0}' as input to a link",
+                   Shown)
+        .str();
+  if (F == LinkFlavor::LLD && B.fixedAddress())
+    return formatv("{0}: unknown file type (an ET_EXEC executable)", Shown)
+        .str();
+  if (!B.linkerRefusal().empty())
+    return formatv("{0}: the linker refuses it: {1}", Shown,
+                   B.linkerRefusal())
+        .str();
+  return "";
+}
+
 Error Replay::readInput(unsigned I) {
   const LinkInput &Cur = In[I];
   switch (Cur.InputKind) {
@@ -40,6 +68,10 @@ Error Replay::readInput(unsigned I) {
   case LinkInput::Kind::Object:
     return Policy->readObject(*this, I);
   case LinkInput::Kind::SharedLibrary:
+    if (std::string Why = refusal(Cur); !Why.empty()) {
+      R.Problems.push_back({int(I), std::move(Why), /*Refused=*/true});
+      return Error::success();
+    }
     Policy->readSharedLibrary(*this, I);
     return Error::success();
   case LinkInput::Kind::Archive:

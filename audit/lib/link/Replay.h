@@ -206,6 +206,7 @@ public:
   // --- archive extraction (ArchiveExtraction.cpp) ----------------------------
 
   Error readInput(unsigned I);
+  std::string refusal(const LinkInput &Cur) const;
   Error addLazyArchive(unsigned I);
   /// ld64 -ObjC: members that define an Objective-C class, or hold a
   /// category list or Swift code, are loaded whatever refers to them.

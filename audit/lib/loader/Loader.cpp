@@ -29,6 +29,10 @@
 // marked DF_1_PIE ("cannot dynamically load position-independent
 // executable"), as a plugin or as a DT_NEEDED; under dlopen it also refuses
 // DF_1_NOOPEN. Refused objects are recorded, not skipped: the load fails.
+// Before that, open_verify fails any file whose e_type is not ET_DYN or
+// ET_EXEC ("only ET_DYN and ET_EXEC can be loaded"): a relocatable object or
+// an unknown type given as the plugin is bad input (checkLoadableType), and
+// one found for a DT_NEEDED is refused.
 //
 // Symbol versions follow check_match in dl-lookup.c. A versioned reference
 // takes a definition whose node has the same hash and name, or an
@@ -121,6 +125,26 @@ Error LoaderConfig::applyEnvironment(StringRef Assignment) {
     Preload = splitSearchList(Value, ": \t", /*EmptyIsCwd=*/false);
   // Other variables (LD_BIND_NOW, ...) do not change what binds where.
   return Error::success();
+}
+
+Error checkLoadableType(const Binary &B) {
+  if (B.kind() != FileKind::Relocatable && B.kind() != FileKind::Other)
+    return Error::success();
+  if (B.format() == BinaryFormat::ELF) {
+    std::string Type = B.typeName().str();
+    if (!StringRef(Type).starts_with("e_type "))
+      Type = "e_type " + Type;
+    return createStringError(
+        inconvertibleErrorCode(),
+        "%s: not a shared object (%s): ld.so loads only ET_DYN (and ET_EXEC "
+        "for the main program): \"only ET_DYN and ET_EXEC can be loaded\"",
+        B.path().str().c_str(), Type.c_str());
+  }
+  return createStringError(
+      inconvertibleErrorCode(),
+      "%s: not a loadable image (%s): dyld loads only MH_DYLIB and MH_BUNDLE "
+      "(and MH_EXECUTE for the main program)",
+      B.path().str().c_str(), B.typeName().str().c_str());
 }
 
 bool LoadedObject::isLibTorch() const {
@@ -254,7 +278,9 @@ unsigned ProcessModel::addObject(std::unique_ptr<Binary> B, std::string Path,
   // The order of _dl_map_object_from_fd's checks; the main program is exempt.
   const Binary &Bin = *Objects[I].Bin;
   if (Loader >= 0) {
-    StringRef Why = Bin.fixedAddress() ? "cannot dynamically load executable"
+    StringRef Why = Bin.kind() == FileKind::Relocatable || Bin.kind() == FileKind::Other
+                        ? "only ET_DYN and ET_EXEC can be loaded"
+                    : Bin.fixedAddress() ? "cannot dynamically load executable"
                     : InDlopen && Bin.noDlopen()
                         ? "shared object cannot be dlopen()ed"
                     : Bin.markedPie()
@@ -496,6 +522,9 @@ Expected<unsigned> ProcessModel::dlopenRead(StringRef Path,
           "%s: is a %s file and cannot be loaded into the host %s (%s)",
           Path.str().c_str(), describeMachine(Read->machine()).c_str(),
           Objects.front().Path.c_str(), describeMachine(HostMachine).c_str());
+    // open_verify checks the type after the machine, and fails the dlopen.
+    if (Error E = checkLoadableType(*Read))
+      return E;
     I = addObject(std::move(Read), Path.str(), Path, 0, "dlopen");
   }
   loadDependencies({*I});

@@ -293,6 +293,20 @@ FileKind kindOf(uint32_t FileType) {
   }
 }
 
+/// <mach-o/loader.h>'s name for a filetype, for messages.
+std::string fileTypeName(uint32_t FileType) {
+  switch (FileType) {
+  case MachO::MH_OBJECT: return "MH_OBJECT";
+  case MachO::MH_EXECUTE: return "MH_EXECUTE";
+  case MachO::MH_DYLIB: return "MH_DYLIB";
+  case MachO::MH_BUNDLE: return "MH_BUNDLE";
+  case MachO::MH_DYLIB_STUB: return "MH_DYLIB_STUB";
+  case MachO::MH_DYLINKER: return "MH_DYLINKER";
+  case MachO::MH_CORE: return "MH_CORE";
+  default: return formatv("filetype {0:x}", FileType).str();
+  }
+}
+
 Expected<std::unique_ptr<Binary>> readThin(MemoryBufferRef Buffer,
                                            std::string DisplayPath,
                                            uint32_t UniversalCpu = 0,
@@ -312,6 +326,7 @@ Expected<std::unique_ptr<Binary>> readThin(MemoryBufferRef Buffer,
   auto B = std::make_unique<Binary>(DisplayPath, BinaryFormat::MachO);
   const MachO::mach_header &H = Obj->getHeader();
   B->Kind = kindOf(H.filetype);
+  B->TypeName = fileTypeName(H.filetype);
   B->Machine = {foldCpuType(H.cputype), Is64, LE};
   B->ArchName = archFlag(H.cputype, H.cpusubtype);
   B->TwoLevel = H.flags & MachO::MH_TWOLEVEL;
@@ -538,6 +553,7 @@ Expected<std::unique_ptr<Binary>> readTextStub(MemoryBufferRef Buffer,
 
   auto B = std::make_unique<Binary>(DisplayPath, BinaryFormat::MachO);
   B->Kind = FileKind::SharedLibrary;
+  B->TypeName = "text stub (.tbd)";
   auto [CpuType, CpuSubType] = MachO::getCPUTypeFromArchitecture(Arch);
   B->Machine = {foldCpuType(CpuType), bool(CpuType & MachO::CPU_ARCH_ABI64),
                 true};

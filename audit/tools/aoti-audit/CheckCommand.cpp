@@ -345,6 +345,9 @@ CommandFn addCheckCommand(CLI::App &App) {
         printError(toString(Facts.takeError()));
         return ExitBadInput;
       }
+      if (Reports.empty()) // once, however many slices are audited
+        for (const std::string &W : (*Facts)->ArchiveWarnings)
+          printWarning(W);
       std::vector<Finding> Fs = rules::runCheckRules(**Facts);
       Config->apply(Fs);
       Reports.push_back(

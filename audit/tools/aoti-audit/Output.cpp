@@ -127,4 +127,8 @@ void printError(StringRef Message) {
   WithColor::error(errs(), "aoti-audit") << Message << "\n";
 }
 
+void printWarning(StringRef Message) {
+  WithColor::warning(errs(), "aoti-audit") << Message << "\n";
+}
+
 } // namespace aoti::tool

@@ -66,6 +66,8 @@ void printSeverity(llvm::raw_ostream &OS, rules::Severity S, bool Color);
 
 /// Prints an error about the command line or an input, "aoti-audit: error: ...".
 void printError(llvm::StringRef Message);
+/// "aoti-audit: warning: MESSAGE" on stderr.
+void printWarning(llvm::StringRef Message);
 
 } // namespace aoti::tool
 

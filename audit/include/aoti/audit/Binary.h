@@ -228,6 +228,9 @@ public:
   /// The format's name, C-name prefix and machine names.
   const FormatInfo &formatInfo() const { return audit::formatInfo(Format); }
   FileKind kind() const { return Kind; }
+  /// The format's own name for the file's type, for messages: "ET_REL",
+  /// "e_type 0x1234", "MH_OBJECT"; empty when the reader does not say.
+  llvm::StringRef typeName() const { return TypeName; }
   MachineId machine() const { return Machine; }
   /// Human-readable architecture ("x86_64", "aarch64", "arm64").
   llvm::StringRef archName() const { return ArchName; }
@@ -289,6 +292,13 @@ public:
            Interpreter.empty();
   }
 
+  /// Why a static linker (GNU ld, lld) refuses this file although the
+  /// dynamic loader may take it: a section header, .symtab or version
+  /// section that lies, which ld.so never reads (ELF). Empty when none. A
+  /// relocatable object is only ever read by linkers, so its reader fails
+  /// instead.
+  llvm::StringRef linkerRefusal() const { return LinkerRefusal; }
+
   bool isDynamicObject() const {
     return Kind == FileKind::Executable || Kind == FileKind::SharedLibrary ||
            Kind == FileKind::Bundle;
@@ -308,6 +318,8 @@ public:
   }
 
   FileKind Kind = FileKind::Other;
+  std::string TypeName;
+  std::string LinkerRefusal;
   MachineId Machine;
   std::string ArchName;
   llvm::StringRef SoName;

@@ -153,6 +153,9 @@ struct CheckFacts {
   std::vector<RefusedObject> HostRefused;
   std::vector<PluginFacts> Plugins;
   std::vector<std::unique_ptr<Archive>> Archives;
+  /// Members of Archives that cannot be read, each a message naming the
+  /// member and why: what they define is left out of every explanation.
+  std::vector<std::string> ArchiveWarnings;
   std::vector<std::unique_ptr<Binary>> Candidates;
 
   const LoadedObject &host() const { return Process->object(0); }

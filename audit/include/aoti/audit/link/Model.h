@@ -169,6 +169,9 @@ struct UndefinedReference {
 struct InputProblem {
   int Input = -1;
   std::string Message;
+  /// The file was found and read, and the linker refuses it (an executable,
+  /// section headers that lie), rather than a file that is not there.
+  bool Refused = false;
 };
 
 /// Changes to replay the link with (the fix, the other flavor).

@@ -99,8 +99,9 @@ struct MissingVersionNode {
 /// that is an executable (ld.so: "cannot dynamically load executable",
 /// "cannot dynamically load position-independent executable"), or one marked
 /// DF_1_NOOPEN that a dlopen brings in ("shared object cannot be
-/// dlopen()ed"). The dlopen (or the start, for the host's own dependencies)
-/// fails.
+/// dlopen()ed"), or one of a type ld.so maps not at all ("only ET_DYN and
+/// ET_EXEC can be loaded"). The dlopen (or the start, for the host's own
+/// dependencies) fails.
 struct RefusedObject {
   unsigned Requester; // the object whose DT_NEEDED or dlopen asked for it
   unsigned Object;    // the refused object, kept to name it and explain it
@@ -242,6 +243,14 @@ private:
   mutable bool CacheRead = false;
   mutable llvm::StringMap<std::string> Cache;
 };
+
+/// Whether the dynamic loader of B's format maps a file of B's type at all:
+/// glibc's open_verify takes only ET_DYN and ET_EXEC ("only ET_DYN and
+/// ET_EXEC can be loaded"), dyld only images (MH_DYLIB, MH_BUNDLE,
+/// MH_EXECUTE). A relocatable object, a core file or an unknown type fails
+/// the load before a symbol is read. Whether an executable may be loaded
+/// other than as the main program is RefusedObject's question.
+llvm::Error checkLoadableType(const Binary &B);
 
 /// Reads /etc/ld.so.cache (the "glibc-ld.so.cache1.1" format, alone or after
 /// the old "ld.so-1.7.0" table) and returns soname -> path for the entries of
