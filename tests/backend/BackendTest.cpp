@@ -6,11 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "Fixtures.h"
 
-#include "../../backend/lib/CpuIsa.h"
-#include "../../backend/lib/DynamicImports.h"
-#include "../../backend/lib/EmbeddedConstants.h"
-#include "../../backend/lib/JsonCursor.h"
-#include "../../backend/lib/WrapperSource.h"
+#include "../../backend/lib/container/CpuIsa.h"
+#include "../../backend/lib/container/DynamicImports.h"
+#include "../../backend/lib/package/EmbeddedConstants.h"
+#include "../../backend/lib/package/JsonCursor.h"
+#include "../../backend/lib/package/WrapperSource.h"
 #include "aoti/backend/Compare.h"
 #include "aoti/backend/Model.h"
 #include "aoti/backend/Npy.h"

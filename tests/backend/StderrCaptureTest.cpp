@@ -7,7 +7,7 @@
 // backend_concurrent_runs (A starts, B starts, A stops, B stops).
 //
 //===----------------------------------------------------------------------===//
-#include "../../backend/lib/StderrCapture.h"
+#include "../../backend/lib/process/StderrCapture.h"
 
 #include <gtest/gtest.h>
 

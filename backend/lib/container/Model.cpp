@@ -51,11 +51,11 @@
 #include "CpuIsa.h"
 #include "CudaModules.h"
 #include "DynamicImports.h"
-#include "EmbeddedConstants.h"
-#include "JsonCursor.h"
-#include "ModelFiles.h"
-#include "StderrCapture.h"
-#include "WrapperSource.h"
+#include "package/EmbeddedConstants.h"
+#include "package/JsonCursor.h"
+#include "package/ModelFiles.h"
+#include "process/StderrCapture.h"
+#include "package/WrapperSource.h"
 
 #include <aoti/shim.h>
 

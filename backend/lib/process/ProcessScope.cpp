@@ -9,7 +9,7 @@
 // with dlvsym so that "needs GLIBC_2.38 on a 2.36 system" is caught too.
 //
 //===----------------------------------------------------------------------===//
-#include "DynamicImports.h"
+#include "container/DynamicImports.h"
 
 #include <dlfcn.h>
 
