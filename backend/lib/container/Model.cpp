@@ -9,7 +9,7 @@
 //      the model runs past its static initialisers;
 //   4. create the container, read what it declares, then make sure its
 //      weights are there and load the weights blob;
-//   5. copy its buffers (constants of kind Buffer) as loaded, for
+//   5. copy its buffers (constants of kind Buffer) as loaded (State.cpp), for
 //      resetState(): a run updates them in place in the container's own
 //      storage (a KV cache, a counter), so they persist from run to run and
 //      only these copies remember where they started. resetState() hands
@@ -46,7 +46,7 @@
 // returning non-zero, so stderr is captured around the calls that can fail.
 //
 //===----------------------------------------------------------------------===//
-#include "aoti/backend/Model.h"
+#include "ModelImpl.h"
 
 #include "CpuIsa.h"
 #include "CudaModules.h"
@@ -54,8 +54,8 @@
 #include "package/EmbeddedConstants.h"
 #include "package/JsonCursor.h"
 #include "package/ModelFiles.h"
-#include "process/StderrCapture.h"
 #include "package/WrapperSource.h"
+#include "process/StderrCapture.h"
 
 #include <aoti/shim.h>
 
@@ -103,41 +103,9 @@ std::string Device::str() const {
   return Type == DeviceType::CPU ? "cpu" : "cuda:" + std::to_string(Index);
 }
 
-// --- Tensor handles ----------------------------------------------------------
+// --- Loading ------------------------------------------------------------------
 
-TensorHandle &TensorHandle::operator=(TensorHandle &&O) noexcept {
-  if (this != &O) {
-    reset();
-    H = O.release();
-  }
-  return *this;
-}
-
-void TensorHandle::reset() {
-  if (H)
-    aoti_torch_delete_tensor_object(H);
-  H = nullptr;
-}
-
-static std::string shimError(const char *What) {
-  std::string Msg = What;
-  const char *Detail = aoti_shims_last_error();
-  if (Detail && *Detail)
-    Msg += std::string(": ") + Detail;
-  return Msg;
-}
-
-Expected<TensorSpec> TensorHandle::describe(std::string Name) const {
-  int32_t Code = 0;
-  int64_t Dim = 0, *Sizes = nullptr;
-  if (aoti_torch_get_dtype(H, &Code) != 0 || aoti_torch_get_dim(H, &Dim) != 0 ||
-      aoti_torch_get_sizes(H, &Sizes) != 0)
-    return Error(ErrorKind::RunFailed, shimError("cannot describe a tensor"));
-  TensorSpec S{std::move(Name), dtypeFromCode(Code), std::vector<int64_t>(Sizes, Sizes + Dim)};
-  return S;
-}
-
-// --- The container ABI ---------------------------------------------------------
+using namespace detail;
 
 namespace {
 
@@ -148,84 +116,6 @@ int availableCpus() {
   if (sched_getaffinity(0, sizeof Mask, &Mask) != 0)
     return 0;
   return CPU_COUNT(&Mask);
-}
-
-struct ContainerOpaque;
-using ContainerHandle = ContainerOpaque *;
-using RuntimeError = int32_t;
-
-/// Calls a model entry point. A model is C++ behind a C ABI; an exception
-/// that escapes one (the generated wrappers catch theirs, a hand-written or
-/// broken model may not) stops here as an error code and a message instead
-/// of unwinding through the runner.
-/// Calls into the model: what it throws is caught here, and the CUDA modules
-/// it loads meanwhile are recorded in Modules (CudaModules.h).
-template <typename Fn>
-RuntimeError callModel(std::vector<void *> &Modules, std::string &Thrown, Fn &&F) {
-  detail::ModuleCapture Capture(Modules);
-  try {
-    return F();
-  } catch (const std::exception &E) {
-    Thrown = std::string("the model threw an exception: ") + E.what();
-  } catch (...) {
-    Thrown = "the model threw an exception of unknown type";
-  }
-  return 1;
-}
-
-/// "what it printed", "what it threw", or both, for an error message.
-std::string joined(std::string Said, const std::string &Thrown) {
-  if (!Thrown.empty())
-    Said += (Said.empty() ? "" : "; ") + Thrown;
-  return Said;
-}
-
-using CreateWithDeviceFn = RuntimeError (*)(ContainerHandle *, size_t, const char *, const char *);
-using DeleteFn = RuntimeError (*)(ContainerHandle);
-using RunFn = RuntimeError (*)(ContainerHandle, AtenTensorHandle *, size_t, AtenTensorHandle *,
-                               size_t, void *, void *);
-using CountFn = RuntimeError (*)(ContainerHandle, size_t *);
-using NameFn = RuntimeError (*)(ContainerHandle, size_t, const char **);
-using DTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
-using DataSizeFn = RuntimeError (*)(ContainerHandle, size_t, size_t *);
-using FlagFn = RuntimeError (*)(ContainerHandle, size_t, bool *);
-using BlobSizeFn = RuntimeError (*)(ContainerHandle, uint64_t *);
-using UpdateFromBlobFn = RuntimeError (*)(ContainerHandle, const uint8_t *);
-using ConstantTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
-/// AOTInductorConstantMapHandle: a std::unordered_map<std::string,
-/// AtenTensorHandle>, which the container fills (ExtractConstantsMap, keyed
-/// by original FQN) or reads (UpdateConstantBuffer, keyed by constant name),
-/// the handles borrowed either way.
-using ConstantMap = std::unordered_map<std::string, AtenTensorOpaque *>;
-using ExtractConstantsFn = RuntimeError (*)(ContainerHandle, ConstantMap *, bool);
-using UpdateConstantsFn = RuntimeError (*)(ContainerHandle, ConstantMap *, bool, bool);
-
-constexpr const char *CreateSymbol = "AOTInductorModelContainerCreateWithDevice";
-
-/// Makes Stream the current CUDA stream for the shims while alive, so their
-/// stream-ordered allocations, copies and frees follow the model's work.
-class StreamScope {
-public:
-  StreamScope(const Device &D, void *Stream) {
-    if (D.Type == DeviceType::CUDA &&
-        aoti_torch_create_cuda_stream_guard(Stream, D.Index, &Guard) != 0)
-      Guard = nullptr;
-  }
-  ~StreamScope() {
-    if (Guard)
-      aoti_torch_delete_cuda_stream_guard(Guard);
-  }
-  StreamScope(const StreamScope &) = delete;
-  StreamScope &operator=(const StreamScope &) = delete;
-
-private:
-  CUDAStreamGuardHandle Guard = nullptr;
-};
-
-std::string trimmed(std::string S) {
-  while (!S.empty() && (S.back() == '\n' || S.back() == ' '))
-    S.pop_back();
-  return S;
 }
 
 std::string describeMissing(const std::string &So,
@@ -257,49 +147,6 @@ std::string describeMissing(const std::string &So,
 }
 
 } // namespace
-
-class Model::Impl {
-public:
-  ~Impl();
-
-  Status load(const std::string &Path, const LoadOptions &Options);
-  Status createContainer();
-  Status loadWeights();
-  Status requireEmbeddedConstants();
-  void describe();
-  /// Copies the buffers as loaded into InitialState (KeepInitialState).
-  Status keepInitialState();
-
-  template <typename Fn> Fn symbol(const char *Name) {
-    return reinterpret_cast<Fn>(dlsym(Library, Name));
-  }
-
-  std::string Path;
-  LoadOptions Options;
-  ModelFiles Files;
-  Device Dev;
-  std::string CompiledFor;
-  void *Library = nullptr;
-  ContainerHandle Container = nullptr;
-  /// The CUDA modules the container loaded, unloaded after it is deleted.
-  std::vector<void *> Modules;
-
-  CreateWithDeviceFn Create = nullptr;
-  DeleteFn Delete = nullptr;
-  RunFn Run = nullptr;
-  CountFn NumInputs = nullptr, NumOutputs = nullptr;
-  NameFn InputName = nullptr, OutputName = nullptr;
-
-  std::vector<TensorSpec> Inputs;
-  std::vector<std::string> OutputNames;
-  std::vector<TensorSpec> OutputSpecs; // names; dtype and shape once run
-  std::vector<ConstantInfo> Constants;
-  /// The buffers as loaded, by constant name, for resetState().
-  std::vector<std::pair<std::string, TensorHandle>> InitialState;
-  bool StateKept = false;
-  uint64_t BlobSize = 0;
-  std::vector<std::string> Notes;
-};
 
 Model::Impl::~Impl() {
   if (Container && Delete) {
@@ -430,37 +277,6 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
   if (Status S = loadWeights(); !S)
     return S;
   return Options.KeepInitialState ? keepInitialState() : Status::success();
-}
-
-Status Model::Impl::keepInitialState() {
-  std::vector<const ConstantInfo *> Buffers;
-  for (const ConstantInfo &C : Constants)
-    if (C.Kind == ConstantKind::Buffer && !C.FromFolded)
-      Buffers.push_back(&C);
-  auto Extract = symbol<ExtractConstantsFn>("AOTInductorModelContainerExtractConstantsMap");
-  if (Buffers.empty() || !Extract || !symbol<UpdateConstantsFn>(
-                                          "AOTInductorModelContainerUpdateConstantBuffer"))
-    return Status::success(); // resetState() says why it cannot
-  ConstantMap Live;
-  std::string Thrown;
-  if (callModel(Modules, Thrown, [&] { return Extract(Container, &Live, false); }) != 0)
-    return Error(ErrorKind::LoadFailed,
-                 Path + ": cannot read the model's buffers (ExtractConstantsMap)" +
-                     (Thrown.empty() ? "" : ": " + Thrown));
-  StreamScope Scope(Dev, nullptr);
-  for (const ConstantInfo *C : Buffers) {
-    auto It = Live.find(C->OriginalFQN.empty() ? C->Name : C->OriginalFQN);
-    if (It == Live.end())
-      return Error(ErrorKind::LoadFailed,
-                   Path + ": the model lists buffer " + C->Name + " but does not hold it");
-    AtenTensorOpaque *Copy = nullptr;
-    if (aoti_torch_clone(It->second, &Copy) != 0)
-      return Error(ErrorKind::LoadFailed,
-                   Path + ": cannot copy buffer " + C->Name + ": " + shimError("clone"));
-    InitialState.emplace_back(C->Name, TensorHandle(Copy));
-  }
-  StateKept = true;
-  return Status::success();
 }
 
 Status Model::Impl::createContainer() {
@@ -666,44 +482,6 @@ Expected<std::unique_ptr<Model>> Model::load(const std::string &Path,
 
 const std::string &Model::path() const { return P->Path; }
 
-Status Model::resetState() {
-  Impl &M = *P;
-  if (!M.StateKept) {
-    bool HasBuffers = false;
-    for (const ConstantInfo &C : M.Constants)
-      HasBuffers |= C.Kind == ConstantKind::Buffer && !C.FromFolded;
-    if (!HasBuffers)
-      return Status::success();
-    return Error(ErrorKind::InvalidArgument,
-                 M.Path + (M.Options.KeepInitialState
-                               ? ": the model does not export ExtractConstantsMap and "
-                                 "UpdateConstantBuffer, so its buffers cannot be reset"
-                               : ": loaded without LoadOptions::KeepInitialState, so its "
-                                 "buffers' first values are gone"));
-  }
-  if (M.InitialState.empty())
-    return Status::success();
-  // The container copies each tensor given into its own buffer's storage.
-  ConstantMap Values;
-  for (const auto &[Name, T] : M.InitialState)
-    Values.emplace(Name, T.get());
-  auto Update = M.symbol<UpdateConstantsFn>("AOTInductorModelContainerUpdateConstantBuffer");
-  std::string Thrown;
-  StreamScope Scope(M.Dev, nullptr);
-  if (callModel(M.Modules, Thrown, [&] { return Update(M.Container, &Values, false, false); }) !=
-      0)
-    return Error(ErrorKind::RunFailed, M.Path + ": cannot reset the model's buffers" +
-                                           (Thrown.empty() ? "" : ": " + Thrown));
-  return Status::success();
-}
-
-std::vector<std::string> Model::stateNames() const {
-  std::vector<std::string> Names;
-  for (const ConstantInfo &C : P->Constants)
-    if (C.Kind == ConstantKind::Buffer && !C.FromFolded)
-      Names.push_back(C.Name);
-  return Names;
-}
 const std::string &Model::modelName() const { return P->Files.ModelName; }
 Device Model::device() const { return P->Dev; }
 const std::string &Model::compiledForDevice() const { return P->CompiledFor; }
@@ -714,267 +492,5 @@ const std::vector<ConstantInfo> &Model::constants() const { return P->Constants;
 uint64_t Model::constantsBlobSize() const { return P->BlobSize; }
 const std::string &Model::weightsPath() const { return P->Files.WeightsPath; }
 const std::vector<std::string> &Model::notes() const { return P->Notes; }
-
-static std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &Shape) {
-  std::vector<int64_t> Strides(Shape.size());
-  int64_t S = 1;
-  for (size_t I = Shape.size(); I-- > 0;) {
-    Strides[I] = S;
-    S *= std::max<int64_t>(Shape[I], 1);
-  }
-  return Strides;
-}
-
-Expected<DeviceInputs> Model::upload(const std::vector<HostTensor> &Inputs, void *Stream) {
-  const std::vector<TensorSpec> &Specs = P->Inputs;
-  if (Inputs.size() != Specs.size()) {
-    std::string Names;
-    for (const TensorSpec &S : Specs)
-      Names += (Names.empty() ? "" : ", ") + S.Name;
-    return Error(ErrorKind::InvalidArgument,
-                 "the model takes " + std::to_string(Specs.size()) + " input" +
-                     (Specs.size() == 1 ? "" : "s") + (Names.empty() ? "" : " (" + Names + ")") +
-                     ", got " + std::to_string(Inputs.size()));
-  }
-  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
-                                                           : aoti_torch_device_type_cpu();
-  StreamScope Scope(P->Dev, Stream);
-  DeviceInputs Out;
-  for (size_t I = 0; I < Inputs.size(); ++I) {
-    const HostTensor *Src = &Inputs[I];
-    std::optional<HostTensor> Converted;
-    if (Specs[I].Type && *Specs[I].Type != Src->Type && isFloatingPoint(*Specs[I].Type) &&
-        isFloatingPoint(Src->Type)) {
-      Expected<HostTensor> C = convert(*Src, *Specs[I].Type);
-      if (!C)
-        return C.takeError();
-      Converted = std::move(*C);
-      Src = &*Converted;
-    }
-    const std::vector<int64_t> Strides = contiguousStrides(Src->Shape);
-    const auto NDim = static_cast<int64_t>(Src->Shape.size());
-    const auto Code = static_cast<int32_t>(Src->Type);
-    AtenTensorHandle Dev = nullptr, Host = nullptr;
-    if (aoti_torch_empty_strided(NDim, Src->Shape.data(), Strides.data(), Code, DevType,
-                                 P->Dev.Index, &Dev) != 0)
-      return Error(ErrorKind::RunFailed,
-                   shimError(("cannot allocate input " + Specs[I].Name + " on " + P->Dev.str()).c_str()));
-    TensorHandle Owned(Dev);
-    if (Src->numel() > 0) {
-      if (aoti_torch_create_tensor_from_blob(const_cast<std::byte *>(Src->Data.data()), NDim,
-                                             Src->Shape.data(), Strides.data(), 0, Code,
-                                             aoti_torch_device_type_cpu(), 0, &Host) != 0)
-        return Error(ErrorKind::RunFailed, shimError("cannot wrap host input data"));
-      TensorHandle HostOwned(Host);
-      if (aoti_torch_copy_(Dev, Host, /*non_blocking=*/0) != 0)
-        return Error(ErrorKind::RunFailed,
-                     shimError(("cannot copy input " + Specs[I].Name + " to " + P->Dev.str()).c_str()));
-    }
-    Out.Tensors.push_back(std::move(Owned));
-  }
-  return Out;
-}
-
-Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Capture) {
-  Impl &M = *P;
-  if (Inputs.Tensors.size() != M.Inputs.size())
-    return Error(ErrorKind::InvalidArgument, "the model takes " + std::to_string(M.Inputs.size()) +
-                                                 " inputs, got " +
-                                                 std::to_string(Inputs.Tensors.size()));
-  // The model steals what it is given: hand it new handles onto the same
-  // storage, so the uploaded inputs serve the next run too.
-  std::vector<AtenTensorHandle> In(Inputs.Tensors.size(), nullptr);
-  for (size_t I = 0; I < In.size(); ++I)
-    if (aoti_torch_new_tensor_handle(Inputs.Tensors[I].get(), &In[I]) != 0) {
-      for (size_t J = 0; J < I; ++J)
-        aoti_torch_delete_tensor_object(In[J]);
-      return Error(ErrorKind::RunFailed, shimError("cannot make an input handle"));
-    }
-  std::vector<AtenTensorHandle> Out(M.OutputNames.size(), nullptr);
-  StreamScope Scope(M.Dev, Stream);
-  std::optional<StderrCapture> Captured;
-  if (Capture)
-    Captured.emplace();
-  std::string Thrown;
-  RuntimeError E = callModel(M.Modules, Thrown, [&] {
-    return M.Run(M.Container, In.data(), In.size(), Out.data(), Out.size(), Stream,
-                 /*proxy_executor=*/nullptr);
-  });
-  if (E != 0) {
-    std::string Said = joined(Captured ? trimmed(Captured->finish()) : std::string(), Thrown);
-    // Whether the model deleted the input handles depends on how far it got
-    // (its input checks run before it takes them). Leaking them is the only
-    // choice that cannot double-free.
-    std::string Msg = "the model's run failed";
-    if (!Said.empty())
-      Msg += ": " + Said;
-    return Error(ErrorKind::RunFailed, Msg);
-  }
-  // What a run that succeeded printed (warnings) goes on to the real stderr.
-  if (Captured)
-    Captured->replay();
-  OutputSet R;
-  std::map<AtenTensorHandle, size_t> Seen;
-  for (size_t I = 0; I < Out.size(); ++I) {
-    auto [It, New] = Seen.emplace(Out[I], R.Unique.size());
-    if (New)
-      R.Unique.emplace_back(Out[I]);
-    R.SlotToUnique.push_back(It->second);
-  }
-  if (Seen.count(nullptr))
-    return Error(ErrorKind::RunFailed, "the model returned an empty output slot");
-  for (size_t I = 0; I < R.size(); ++I)
-    if (Expected<TensorSpec> Spec = R.Unique[R.SlotToUnique[I]].describe(M.OutputNames[I]))
-      M.OutputSpecs[I] = std::move(*Spec);
-  return R;
-}
-
-/// "float32 [3, 4]", or what is unknown of it.
-static std::string specString(const TensorSpec &S) {
-  return std::string(S.Type ? dtypeName(*S.Type) : "?") + " " +
-         (S.Shape ? shapeString(*S.Shape) : "[?]");
-}
-
-Expected<DeviceInputs> Model::wrap(const std::vector<BufferRef> &Inputs) {
-  const std::vector<TensorSpec> &Specs = P->Inputs;
-  if (Inputs.size() != Specs.size())
-    return Error(ErrorKind::InvalidArgument,
-                 "the model takes " + std::to_string(Specs.size()) + " input" +
-                     (Specs.size() == 1 ? "" : "s") + ", got " + std::to_string(Inputs.size()) +
-                     " buffers");
-  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
-                                                           : aoti_torch_device_type_cpu();
-  DeviceInputs Out;
-  for (size_t I = 0; I < Inputs.size(); ++I) {
-    const BufferRef &B = Inputs[I];
-    const std::string What = "input " + std::to_string(I) + " " + Specs[I].Name;
-    const std::optional<int64_t> N = numelOf(B.Shape);
-    if (!N)
-      return Error(ErrorKind::InvalidArgument, What + ": bad shape " + shapeString(B.Shape));
-    if (!B.Data && *N > 0)
-      return Error(ErrorKind::InvalidArgument, What + ": the buffer is null");
-    bool Matches = !Specs[I].Type || *Specs[I].Type == B.Type;
-    if (Specs[I].Shape) {
-      const std::vector<int64_t> &Want = *Specs[I].Shape;
-      Matches = Matches && Want.size() == B.Shape.size();
-      for (size_t D = 0; Matches && D < Want.size(); ++D)
-        Matches = Want[D] < 0 || Want[D] == B.Shape[D];
-    }
-    if (!Matches)
-      return Error(ErrorKind::InvalidArgument,
-                   What + ": the model takes " + specString(Specs[I]) + ", the buffer is " +
-                       specString(TensorSpec{"", B.Type, B.Shape}));
-    const std::vector<int64_t> Strides = contiguousStrides(B.Shape);
-    AtenTensorHandle H = nullptr;
-    if (aoti_torch_create_tensor_from_blob(B.Data, static_cast<int64_t>(B.Shape.size()),
-                                           B.Shape.data(), Strides.data(), 0,
-                                           static_cast<int32_t>(B.Type), DevType, P->Dev.Index,
-                                           &H) != 0)
-      return Error(ErrorKind::InvalidArgument, shimError(("cannot wrap " + What).c_str()));
-    Out.Tensors.emplace_back(H);
-  }
-  return Out;
-}
-
-Status Model::copyOutputs(const OutputSet &Outputs, const std::vector<BufferRef> &Into,
-                          void *Stream) {
-  if (Into.size() != Outputs.size())
-    return Error(ErrorKind::InvalidArgument,
-                 "the run has " + std::to_string(Outputs.size()) + " outputs, got " +
-                     std::to_string(Into.size()) + " buffers");
-  const int32_t DevType = P->Dev.Type == DeviceType::CUDA ? aoti_torch_device_type_cuda()
-                                                           : aoti_torch_device_type_cpu();
-  StreamScope Scope(P->Dev, Stream);
-  for (size_t I = 0; I < Into.size(); ++I) {
-    const std::string Name = I < P->OutputNames.size() ? P->OutputNames[I] : "";
-    const std::string What = "output " + std::to_string(I) + " " + Name;
-    Expected<TensorSpec> Spec = Outputs.Unique[Outputs.SlotToUnique[I]].describe(Name);
-    if (!Spec)
-      return Spec.takeError();
-    const BufferRef &B = Into[I];
-    if (!Spec->Type || *Spec->Type != B.Type || *Spec->Shape != B.Shape)
-      return Error(ErrorKind::InvalidArgument,
-                   What + " is " + specString(*Spec) + ", the buffer is " +
-                       specString(TensorSpec{"", B.Type, B.Shape}));
-    const std::optional<int64_t> N = numelOf(B.Shape);
-    if (!N || *N == 0)
-      continue;
-    if (!B.Data)
-      return Error(ErrorKind::InvalidArgument, What + ": the buffer is null");
-    const std::vector<int64_t> Strides = contiguousStrides(B.Shape);
-    AtenTensorHandle Dst = nullptr;
-    if (aoti_torch_create_tensor_from_blob(B.Data, static_cast<int64_t>(B.Shape.size()),
-                                           B.Shape.data(), Strides.data(), 0,
-                                           static_cast<int32_t>(B.Type), DevType, P->Dev.Index,
-                                           &Dst) != 0)
-      return Error(ErrorKind::InvalidArgument, shimError(("cannot wrap the buffer for " + What).c_str()));
-    TensorHandle Owned(Dst);
-    if (aoti_torch_copy_(Dst, Outputs.slot(I), /*non_blocking=*/0) != 0)
-      return Error(ErrorKind::RunFailed, shimError(("cannot copy " + What).c_str()));
-  }
-  return Status::success();
-}
-
-Expected<std::vector<HostTensor>> Model::download(const OutputSet &Outputs, void *Stream) {
-  StreamScope Scope(P->Dev, Stream);
-  std::vector<HostTensor> Unique;
-  for (size_t U = 0; U < Outputs.Unique.size(); ++U) {
-    AtenTensorHandle H = Outputs.Unique[U].get();
-    Expected<TensorSpec> Spec = Outputs.Unique[U].describe("");
-    if (!Spec)
-      return Spec.takeError();
-    if (!Spec->Type) {
-      int32_t Code = -1;
-      aoti_torch_get_dtype(H, &Code);
-      return Error(ErrorKind::RunFailed, "an output has dtype code " + std::to_string(Code) +
-                                             ", which the backend cannot read");
-    }
-    HostTensor T(*Spec->Type, *Spec->Shape);
-    if (T.numel() > 0) {
-      const std::vector<int64_t> Strides = contiguousStrides(T.Shape);
-      AtenTensorHandle Host = nullptr;
-      if (aoti_torch_create_tensor_from_blob(T.Data.data(), static_cast<int64_t>(T.Shape.size()),
-                                             T.Shape.data(), Strides.data(), 0,
-                                             static_cast<int32_t>(T.Type),
-                                             aoti_torch_device_type_cpu(), 0, &Host) != 0)
-        return Error(ErrorKind::RunFailed, shimError("cannot wrap host output buffer"));
-      TensorHandle HostOwned(Host);
-      if (aoti_torch_copy_(Host, H, /*non_blocking=*/0) != 0)
-        return Error(ErrorKind::RunFailed, shimError("cannot copy an output to the host"));
-    }
-    Unique.push_back(std::move(T));
-  }
-  std::vector<HostTensor> R;
-  for (size_t I = 0; I < Outputs.size(); ++I)
-    R.push_back(Unique[Outputs.SlotToUnique[I]]);
-  // The CUDA fallbacks record an out-of-range index on the device instead
-  // of waiting to refuse it (docs/ops/checks.md): outputs just read back,
-  // after the run's work is done, are where to ask, at no extra wait.
-  if (P->Dev.Type == DeviceType::CUDA && aoti_shims_cuda_check_errors(P->Dev.Index) != 0)
-    return Error(ErrorKind::RunFailed,
-                 shimError("a fallback op of the model was given bad data"));
-  return R;
-}
-
-void Model::release(OutputSet &Outputs, void *Stream) {
-  StreamScope Scope(P->Dev, Stream);
-  Outputs.Unique.clear();
-  Outputs.SlotToUnique.clear();
-}
-
-Expected<std::vector<HostTensor>> Model::run(const std::vector<HostTensor> &Inputs,
-                                             void *Stream) {
-  Expected<DeviceInputs> In = upload(Inputs, Stream);
-  if (!In)
-    return In.takeError();
-  Expected<OutputSet> Out = run(*In, Stream);
-  if (!Out)
-    return Out.takeError();
-  Expected<std::vector<HostTensor>> Host = download(*Out, Stream);
-  release(*Out, Stream);
-  StreamScope Scope(P->Dev, Stream);
-  In->Tensors.clear();
-  return Host;
-}
 
 } // namespace aoti::backend
