@@ -8,7 +8,6 @@
 
 #include "../../backend/lib/container/CpuIsa.h"
 #include "../../backend/lib/container/DynamicImports.h"
-#include "../../backend/lib/package/EmbeddedConstants.h"
 #include "../../backend/lib/package/JsonCursor.h"
 #include "../../backend/lib/package/WrapperSource.h"
 #include "aoti/backend/Compare.h"
@@ -773,13 +772,19 @@ TEST(Model, MissingAndShortWeightsBlobs) {
 }
 
 TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
+  // Read with the model's symbols, in the one read of its file before dlopen.
+  auto Span = [](const std::string &So) -> std::optional<uint64_t> {
+    Expected<DynamicImports> D = readDynamicImports(So);
+    EXPECT_TRUE(D) << So;
+    return D ? D->EmbeddedConstantsSize : std::nullopt;
+  };
   // What each export option leaves between _binary_constants_bin_start and
   // _end (fake_model.cpp): the blob's size, the weights, one byte.
-  EXPECT_EQ(embeddedConstantsSize(FAKE_MODEL_SO), 8u);
-  EXPECT_EQ(embeddedConstantsSize(FAKE_IN_SO_MODEL_SO), 32u);
-  EXPECT_EQ(embeddedConstantsSize(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
-  EXPECT_EQ(embeddedConstantsSize(FAKE_MMAP_SELF_MODEL_SO), 16u);
-  EXPECT_EQ(embeddedConstantsSize(FAKE_NO_SECTION_MODEL_SO), std::nullopt);
+  EXPECT_EQ(Span(FAKE_MODEL_SO), 8u);
+  EXPECT_EQ(Span(FAKE_IN_SO_MODEL_SO), 32u);
+  EXPECT_EQ(Span(FAKE_NO_WEIGHTS_MODEL_SO), 1u);
+  EXPECT_EQ(Span(FAKE_MMAP_SELF_MODEL_SO), 16u);
+  EXPECT_EQ(Span(FAKE_NO_SECTION_MODEL_SO), std::nullopt);
   // From .dynsym, where AOTInductor's models have them, and from .symtab
   // (the weights-in-.so build hides them).
   auto Exported = [](const char *So) {
@@ -790,9 +795,9 @@ TEST(Files, EmbeddedConstantsSizeIsTheSpanOfTheConstantsSection) {
   EXPECT_TRUE(Exported(FAKE_MODEL_SO));
   EXPECT_TRUE(Exported(FAKE_NO_WEIGHTS_MODEL_SO));
   EXPECT_FALSE(Exported(FAKE_IN_SO_MODEL_SO));
-  EXPECT_EQ(embeddedConstantsSize(NOT_A_MODEL_SO), std::nullopt);
-  EXPECT_EQ(embeddedConstantsSize(fixture("garbage.bin")), std::nullopt);
-  EXPECT_EQ(embeddedConstantsSize(fixture("does-not-exist.so")), std::nullopt);
+  EXPECT_EQ(Span(NOT_A_MODEL_SO), std::nullopt);
+  EXPECT_FALSE(readDynamicImports(fixture("garbage.bin")));
+  EXPECT_FALSE(readDynamicImports(fixture("does-not-exist.so")));
 }
 
 TEST(Model, WeightsInTheSoNeedNoBlob) {

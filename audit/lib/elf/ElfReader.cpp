@@ -69,6 +69,7 @@ Symbol makeSymbol(const typename ELFT::Sym &S, StringRef Name) {
   Out.Visibility = visibility(S.st_other);
   Out.Type = type(S.getType(), S.st_shndx);
   Out.Defined = S.st_shndx != ELF::SHN_UNDEF;
+  Out.Value = S.st_value;
   return Out;
 }
 

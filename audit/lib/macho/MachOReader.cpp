@@ -144,6 +144,7 @@ bool makeStaticSymbol(const MachOObjectFile &Obj,
     return false; // a name outside the string table
   Out = Symbol();
   Out.Name = *Name;
+  Out.Value = N.Value;
   bool External = N.Type & MachO::N_EXT;
   if (N.Type & MachO::N_PEXT)
     Out.Visibility = SymbolVisibility::Hidden;
@@ -413,6 +414,7 @@ Expected<std::unique_ptr<Binary>> readThin(MemoryBufferRef Buffer,
       Symbol S;
       S.Name = B->save(E.name());
       S.Defined = true;
+      S.Value = E.address();
       S.Binding = (Flags & MachO::EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION)
                       ? SymbolBinding::Weak
                       : SymbolBinding::Global;

@@ -1,7 +1,8 @@
 //===- AuditImports.cpp - A model's dynamic symbols, read by aoti::audit --===//
 //
-// The model's imports, exports and needed libraries, from the audit library's
-// format-neutral model (LLVM libObject underneath).
+// The model's imports, exports and needed libraries, and the span of its
+// constants section, from the audit library's format-neutral model (LLVM
+// libObject underneath): the model's file is read here once.
 //
 //===----------------------------------------------------------------------===//
 #include "DynamicImports.h"
@@ -12,6 +13,22 @@
 #include "llvm/Support/Error.h"
 
 namespace aoti::backend {
+
+/// End minus start of the constants section, when Symbols defines both.
+static std::optional<uint64_t> constantsSpan(const std::vector<audit::Symbol> &Symbols) {
+  std::optional<uint64_t> Start, End;
+  for (const audit::Symbol &S : Symbols) {
+    if (!S.Defined)
+      continue;
+    if (S.Name == "_binary_constants_bin_start")
+      Start = S.Value;
+    else if (S.Name == "_binary_constants_bin_end")
+      End = S.Value;
+  }
+  if (Start && End && *End >= *Start)
+    return *End - *Start;
+  return std::nullopt;
+}
 
 Expected<DynamicImports> readDynamicImports(const std::string &Path) {
   llvm::Expected<std::unique_ptr<audit::Binary>> B = audit::readBinary(Path);
@@ -32,6 +49,9 @@ Expected<DynamicImports> readDynamicImports(const std::string &Path) {
   }
   for (const audit::Dependency &D : Bin.dependencies())
     R.Needed.push_back(D.Name.str());
+  R.EmbeddedConstantsSize = constantsSpan(Bin.dynamicSymbols());
+  if (!R.EmbeddedConstantsSize)
+    R.EmbeddedConstantsSize = constantsSpan(Bin.staticSymbols());
   return R;
 }
 

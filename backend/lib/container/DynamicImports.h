@@ -12,6 +12,8 @@
 
 #include "aoti/backend/Error.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +33,20 @@ struct DynamicImports {
   /// Names this object defines and exports (only those the backend asks about
   /// are needed, but the reader reports all).
   std::vector<std::string> Exports;
+  /// The bytes between _binary_constants_bin_start and
+  /// _binary_constants_bin_end, both defined in one symbol table (.dynsym
+  /// first; a model linked with hidden visibility keeps them in .symtab):
+  /// the constants section AOTInductor links into every model (model_base.h).
+  /// It holds the weights when they were exported into the .so; 8 bytes (the
+  /// external blob's size) with package_constants_on_disk_format=
+  /// "binary_blob"; 16 (size and magic) for weights appended to the .so and
+  /// mmap'd; 1 or 0 bytes when the weights were left out. nullopt when no
+  /// table defines both (not a model AOTInductor generated, or stripped).
+  std::optional<uint64_t> EmbeddedConstantsSize;
 };
 
-/// Reads the dynamic symbol table of the shared object at Path.
+/// Reads the symbol tables of the shared object at Path, once: the loader's
+/// view for the check, and the constants section's span for the weights.
 Expected<DynamicImports> readDynamicImports(const std::string &Path);
 
 struct UnresolvedSymbol {

@@ -51,7 +51,6 @@
 #include "CpuIsa.h"
 #include "CudaModules.h"
 #include "DynamicImports.h"
-#include "package/EmbeddedConstants.h"
 #include "package/JsonCursor.h"
 #include "package/ModelFiles.h"
 #include "package/WrapperSource.h"
@@ -238,6 +237,7 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
   Expected<DynamicImports> Imports = readDynamicImports(Files.SoPath);
   if (!Imports)
     return Imports.takeError();
+  EmbeddedConstantsSize = Imports->EmbeddedConstantsSize;
   if (std::find(Imports->Exports.begin(), Imports->Exports.end(), CreateSymbol) ==
       Imports->Exports.end())
     return Error(ErrorKind::NotAModel, Path + ": defines no " + std::string(CreateSymbol) +
@@ -318,7 +318,7 @@ Status Model::Impl::loadWeights() {
   // Weights appended to the .so and mmap'd by the model (USE_MMAP_SELF)
   // also report a blob size, but their section is 16 bytes (size and magic)
   // where an external blob's is 8: the model has them, and reads no blob.
-  if (SizeKnown && BlobSize > 0 && embeddedConstantsSize(Files.SoPath) == 16u) {
+  if (SizeKnown && BlobSize > 0 && EmbeddedConstantsSize == 16u) {
     if (Files.Weights)
       Notes.push_back(Files.WeightsPath + " is not used: the model's weights are appended "
                       "to its .so");
@@ -372,7 +372,7 @@ Status Model::Impl::requireEmbeddedConstants() {
     }
   if (Needed.empty())
     return Status::success();
-  const std::optional<uint64_t> Embedded = embeddedConstantsSize(Files.SoPath);
+  const std::optional<uint64_t> Embedded = EmbeddedConstantsSize;
   if (!Embedded) {
     Notes.push_back(Path + ": cannot tell whether the model holds its " +
                     std::to_string(Needed.size()) +

@@ -156,6 +156,8 @@ public:
   std::vector<std::pair<std::string, TensorHandle>> InitialState;
   bool StateKept = false;
   uint64_t BlobSize = 0;
+  /// The span of its constants section (DynamicImports).
+  std::optional<uint64_t> EmbeddedConstantsSize;
   std::vector<std::string> Notes;
 };
 

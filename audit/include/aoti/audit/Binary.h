@@ -80,6 +80,11 @@ struct Symbol {
   SymbolVisibility Visibility = SymbolVisibility::Default;
   SymbolType Type = SymbolType::NoType;
   bool Defined = false;
+  /// The symbol's value: ELF st_value (an address, for a definition in a
+  /// linked file; a common symbol's alignment), Mach-O n_value for a
+  /// symbol-table entry (a common symbol's size) and the address for an
+  /// export-trie one; 0 for an import.
+  uint64_t Value = 0;
   /// ELF: the version is a non-default one (`foo@V`, not `foo@@V`); such a
   /// definition satisfies only references that ask for V explicitly. For a
   /// reference: its requirement is marked hidden (vna_other's bit 15).
