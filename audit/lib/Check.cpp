@@ -12,6 +12,7 @@
 #include "aoti/audit/Package.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -295,9 +296,33 @@ Error scriptHostError(StringRef Host, StringRef Head) {
 
 } // namespace
 
-Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
+Expected<CheckHost> openCheckHost(const CheckOptions &O) {
+  CheckHost H;
+  H.Slices = {O.Arch};
+  if (!O.Arch.empty())
+    return H;
+  auto File = mapFile(O.Host);
+  if (!File)
+    return File.takeError();
+  H.File = std::move(*File);
+  // A universal host without the audit machine's slice, and no --arch:
+  // every slice is audited, each on its own.
+  auto Slices = universalArchs(H.File->getMemBufferRef(), O.Host);
+  if (!Slices)
+    return Slices.takeError();
+  if (!Slices->empty() && !is_contained(*Slices, auditMachineArch())) {
+    H.Slices = std::move(*Slices);
+    H.EverySlice = true;
+  }
+  return H;
+}
+
+Expected<std::unique_ptr<CheckFacts>>
+analyzeCheck(const CheckOptions &Options, const CheckHost &Host,
+             StringRef SliceArch) {
   auto F = std::make_unique<CheckFacts>();
-  F->Options = std::move(Options);
+  F->Options = Options;
+  F->Options.Arch = SliceArch.str();
   const CheckOptions &O = F->Options;
 
   // --arch picks the slice of universal archives and candidates too.
@@ -326,14 +351,22 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
     F->Candidates.push_back(std::move(*B));
   }
 
+  // The host, from the command's one mapping of it.
+  std::shared_ptr<const MemoryBuffer> HostFile = Host.File;
+  if (!HostFile) {
+    auto File = mapFile(O.Host);
+    if (!File)
+      return File.takeError();
+    HostFile = std::move(*File);
+  }
+  if (HostFile->getBuffer().starts_with("#!"))
+    return scriptHostError(O.Host, HostFile->getBuffer().take_front(4096));
+  auto HostBin = readBinaryFromBuffer(HostFile->getMemBufferRef(), O.Host, Slice);
+  if (!HostBin)
+    return HostBin.takeError();
+  (*HostBin)->setBuffer(HostFile);
   // dyld for a Mach-O host, ld.so for anything else.
-  auto HostBuf = mapFile(O.Host);
-  if (!HostBuf)
-    return HostBuf.takeError();
-  if ((*HostBuf)->getBuffer().starts_with("#!"))
-    return scriptHostError(O.Host, (*HostBuf)->getBuffer().take_front(4096));
-  DetectedKind HostKind = detectKind((*HostBuf)->getMemBufferRef());
-  if (HostKind == DetectedKind::MachO || HostKind == DetectedKind::MachOUniversal) {
+  if ((*HostBin)->format() == BinaryFormat::MachO) {
     DyldConfig D = O.Dyld;
     D.Arch = O.Arch;
     F->Process = std::make_unique<DyldModel>(std::move(D));
@@ -341,7 +374,7 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
     F->Process = std::make_unique<ProcessModel>(O.Loader);
   }
   LoaderModel &P = *F->Process;
-  if (Error E = P.startExecutable(O.Host))
+  if (Error E = P.startExecutable(std::move(*HostBin)))
     return E;
   // What the host opens with RTLD_GLOBAL before any model is part of the
   // host: its missing libraries and versions fail the host, not a plugin.

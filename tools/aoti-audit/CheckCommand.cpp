@@ -14,8 +14,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
-
 #include <CLI/CLI.hpp>
 
 #include <map>
@@ -293,54 +291,43 @@ CommandFn addCheckCommand(CLI::App &App) {
       printError(toString(Config.takeError()));
       return ExitBadInput;
     }
-    // A universal host without the audit machine's slice, and no --arch:
-    // every slice is audited, each on its own.
-    std::vector<std::string> Archs;
-    if (Args->Arch.empty()) {
-      auto Slices = universalArchs(Args->Host);
-      if (!Slices) {
-        printError(toString(Slices.takeError()));
+    CheckOptions O;
+    O.Host = Args->Host;
+    O.Arch = Args->Arch;
+    // Read once; every slice it lists is audited on its own.
+    auto Host = openCheckHost(O);
+    if (!Host) {
+      printError(toString(Host.takeError()));
+      return ExitBadInput;
+    }
+
+    O.Plugins = Args->Plugins;
+    O.Loader.Sysroot = Args->Sysroot;
+    O.Dyld.Sysroot = Args->Sysroot;
+    for (const std::string &E : Args->Env) {
+      // Each loader model takes the variables of its own loader.
+      if (Error Err = O.Loader.applyEnvironment(E)) {
+        printError(toString(std::move(Err)));
         return ExitBadInput;
       }
-      if (!Slices->empty() &&
-          std::find(Slices->begin(), Slices->end(), auditMachineArch()) ==
-              Slices->end())
-        Archs = *Slices;
+      cantFail(O.Dyld.applyEnvironment(E)); // same syntax, checked above
     }
-    bool PerSlice = !Archs.empty();
-    if (!PerSlice)
-      Archs.push_back(Args->Arch);
+    for (const std::string &D : Args->LibPath) {
+      O.Loader.LibraryPath.push_back(D);
+      O.Dyld.LibraryPath.push_back(D);
+    }
+    if (!Args->Prefixes.empty())
+      O.Prefixes = Args->Prefixes;
+    else if (!Config->prefixes().empty())
+      O.Prefixes = Config->prefixes();
+    O.All = Args->All;
+    O.Archives = Args->Archives;
+    O.Preloads = Args->Preloads;
+    O.Candidates = Args->Candidates;
 
     std::vector<SliceReport> Reports;
-    for (const std::string &Arch : Archs) {
-      CheckOptions O;
-      O.Host = Args->Host;
-      O.Plugins = Args->Plugins;
-      O.Loader.Sysroot = Args->Sysroot;
-      O.Dyld.Sysroot = Args->Sysroot;
-      O.Arch = Arch;
-      for (const std::string &E : Args->Env) {
-        // Each loader model takes the variables of its own loader.
-        if (Error Err = O.Loader.applyEnvironment(E)) {
-          printError(toString(std::move(Err)));
-          return ExitBadInput;
-        }
-        cantFail(O.Dyld.applyEnvironment(E)); // same syntax, checked above
-      }
-      for (const std::string &D : Args->LibPath) {
-        O.Loader.LibraryPath.push_back(D);
-        O.Dyld.LibraryPath.push_back(D);
-      }
-      if (!Args->Prefixes.empty())
-        O.Prefixes = Args->Prefixes;
-      else if (!Config->prefixes().empty())
-        O.Prefixes = Config->prefixes();
-      O.All = Args->All;
-      O.Archives = Args->Archives;
-      O.Preloads = Args->Preloads;
-      O.Candidates = Args->Candidates;
-
-      auto Facts = analyzeCheck(std::move(O));
+    for (const std::string &Arch : Host->Slices) {
+      auto Facts = analyzeCheck(O, *Host, Arch);
       if (!Facts) {
         printError(toString(Facts.takeError()));
         return ExitBadInput;
@@ -351,7 +338,7 @@ CommandFn addCheckCommand(CLI::App &App) {
       std::vector<Finding> Fs = rules::runCheckRules(**Facts);
       Config->apply(Fs);
       Reports.push_back(
-          {PerSlice ? Arch : "", std::move(*Facts), std::move(Fs)});
+          {Host->EverySlice ? Arch : "", std::move(*Facts), std::move(Fs)});
     }
 
     if (Args->Format == "json") {
