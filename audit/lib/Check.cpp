@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Check.h"
 #include "aoti/audit/Package.h"
+#include "aoti/audit/loader/DyldModel.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -294,6 +295,25 @@ Error scriptHostError(StringRef Host, StringRef Head) {
       Note.c_str(), Wrapper.c_str());
 }
 
+/// The loader configurations the options describe, one per loader model;
+/// the one the host's format picks is used. Errors: a malformed --env.
+Error configureLoaders(const CheckOptions &O, LoaderConfig &Ld,
+                       DyldConfig &Dyld) {
+  Ld.Sysroot = Dyld.Sysroot = O.Sysroot;
+  for (const std::string &E : O.Environment) {
+    // Each loader model takes the variables of its own loader.
+    if (Error Err = Ld.applyEnvironment(E))
+      return Err;
+    cantFail(Dyld.applyEnvironment(E)); // same syntax, checked above
+  }
+  for (const std::string &D : O.LibraryPath) {
+    Ld.LibraryPath.push_back(D);
+    Dyld.LibraryPath.push_back(D);
+  }
+  Dyld.Arch = O.Arch;
+  return Error::success();
+}
+
 } // namespace
 
 Expected<CheckHost> openCheckHost(const CheckOptions &O) {
@@ -324,6 +344,10 @@ analyzeCheck(const CheckOptions &Options, const CheckHost &Host,
   F->Options = Options;
   F->Options.Arch = SliceArch.str();
   const CheckOptions &O = F->Options;
+  LoaderConfig Ld;
+  DyldConfig Dyld;
+  if (Error E = configureLoaders(O, Ld, Dyld))
+    return E;
 
   // --arch picks the slice of universal archives and candidates too.
   ReadOptions Slice;
@@ -366,13 +390,10 @@ analyzeCheck(const CheckOptions &Options, const CheckHost &Host,
     return HostBin.takeError();
   (*HostBin)->setBuffer(HostFile);
   // dyld for a Mach-O host, ld.so for anything else.
-  if ((*HostBin)->format() == BinaryFormat::MachO) {
-    DyldConfig D = O.Dyld;
-    D.Arch = O.Arch;
-    F->Process = std::make_unique<DyldModel>(std::move(D));
-  } else {
-    F->Process = std::make_unique<ProcessModel>(O.Loader);
-  }
+  if ((*HostBin)->format() == BinaryFormat::MachO)
+    F->Process = std::make_unique<DyldModel>(std::move(Dyld));
+  else
+    F->Process = std::make_unique<ProcessModel>(std::move(Ld));
   LoaderModel &P = *F->Process;
   if (Error E = P.startExecutable(std::move(*HostBin)))
     return E;

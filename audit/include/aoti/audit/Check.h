@@ -15,7 +15,6 @@
 #ifndef AOTI_AUDIT_CHECK_H
 #define AOTI_AUDIT_CHECK_H
 
-#include "aoti/audit/loader/DyldModel.h"
 #include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
@@ -32,14 +31,21 @@ namespace aoti::audit {
 /// which a model compiled with SIMD CPU kernels imports from its host.
 inline constexpr llvm::StringLiteral VectorMathPrefix = "Sleef_";
 
+/// The options of `aoti-audit check`, as its command line sets them.
 struct CheckOptions {
   std::string Host;
   /// Model .so files, .pt2 packages (every *.so inside), and directories
   /// of .pt2 packages.
   std::vector<std::string> Plugins;
-  LoaderConfig Loader;
-  /// The same for a Mach-O host, which dyld loads.
-  DyldConfig Dyld;
+  /// NAME=VALUE settings the host runs with, in order. The loader model
+  /// takes its own loader's: LD_LIBRARY_PATH and LD_PRELOAD for ld.so
+  /// (LoaderConfig), DYLD_* for dyld (DyldConfig); others are ignored.
+  std::vector<std::string> Environment;
+  /// Directories searched like LD_LIBRARY_PATH (Mach-O: DYLD_LIBRARY_PATH)
+  /// entries, after Environment's.
+  std::vector<std::string> LibraryPath;
+  /// A copied file system: absolute paths are taken inside it.
+  std::string Sysroot;
   /// The slice to audit in universal (fat) Mach-O files; empty: the host
   /// executable's, which is the audit machine's when present, else the first.
   std::string Arch;
