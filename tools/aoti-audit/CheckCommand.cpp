@@ -1,4 +1,14 @@
 //===- CheckCommand.cpp - aoti-audit check --------------------------------===//
+//
+// The front-end of `check`: CLI11 fills the library's CheckOptions in place,
+// openCheckHost() reads the host once and says which slices to audit (one,
+// or every slice of a universal host without the audit machine's), and for
+// each slice analyzeCheck() gives the facts and the rules the findings, which
+// the configuration then re-grades. Only the printing is this file's: text
+// per plugin, the versioned JSON report (docs/check.md), or SARIF; a
+// per-slice audit tags each finding with its slice.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "ConfigOptions.h"
 #include "Output.h"
