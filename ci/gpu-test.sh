@@ -81,7 +81,7 @@ phase_stage() {
   cp -L "$(ldconfig -p | awk '/libzip.so.4 /{print $NF; exit}')" "$CARRY/lib/libzip.so.4"
   # The LibTorch row is linked on the GPU machine, which has no LLVM: carry
   # aoti-run's objects pre-linked with everything static they use.
-  local T="$B"/backend/CMakeFiles/aoti_run_main.dir/tools
+  local T="$B"/tools/aoti-run/CMakeFiles/aoti_run_main.dir
   g++ -r -nostdlib -o "$CARRY/obj/aoti-run-partial.o" "$T/aoti-run.cpp.o" "$T/Timer.cpp.o" \
       "$B/lib/libaoti_backend.a" "$B/lib/libaoti_audit.a" \
       $(llvm-config-19 --link-static --libfiles object textapi demangle) || { status=1; return; }

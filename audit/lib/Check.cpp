@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 #include "aoti/audit/Check.h"
 #include "aoti/audit/Package.h"
+#include "aoti/audit/loader/DyldModel.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -293,12 +295,59 @@ Error scriptHostError(StringRef Host, StringRef Head) {
       Note.c_str(), Wrapper.c_str());
 }
 
+/// The loader configurations the options describe, one per loader model;
+/// the one the host's format picks is used. Errors: a malformed --env.
+Error configureLoaders(const CheckOptions &O, LoaderConfig &Ld,
+                       DyldConfig &Dyld) {
+  Ld.Sysroot = Dyld.Sysroot = O.Sysroot;
+  for (const std::string &E : O.Environment) {
+    // Each loader model takes the variables of its own loader.
+    if (Error Err = Ld.applyEnvironment(E))
+      return Err;
+    cantFail(Dyld.applyEnvironment(E)); // same syntax, checked above
+  }
+  for (const std::string &D : O.LibraryPath) {
+    Ld.LibraryPath.push_back(D);
+    Dyld.LibraryPath.push_back(D);
+  }
+  Dyld.Arch = O.Arch;
+  return Error::success();
+}
+
 } // namespace
 
-Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
+Expected<CheckHost> openCheckHost(const CheckOptions &O) {
+  CheckHost H;
+  H.Slices = {O.Arch};
+  if (!O.Arch.empty())
+    return H;
+  auto File = mapFile(O.Host);
+  if (!File)
+    return File.takeError();
+  H.File = std::move(*File);
+  // A universal host without the audit machine's slice, and no --arch:
+  // every slice is audited, each on its own.
+  auto Slices = universalArchs(H.File->getMemBufferRef(), O.Host);
+  if (!Slices)
+    return Slices.takeError();
+  if (!Slices->empty() && !is_contained(*Slices, auditMachineArch())) {
+    H.Slices = std::move(*Slices);
+    H.EverySlice = true;
+  }
+  return H;
+}
+
+Expected<std::unique_ptr<CheckFacts>>
+analyzeCheck(const CheckOptions &Options, const CheckHost &Host,
+             StringRef SliceArch) {
   auto F = std::make_unique<CheckFacts>();
-  F->Options = std::move(Options);
+  F->Options = Options;
+  F->Options.Arch = SliceArch.str();
   const CheckOptions &O = F->Options;
+  LoaderConfig Ld;
+  DyldConfig Dyld;
+  if (Error E = configureLoaders(O, Ld, Dyld))
+    return E;
 
   // --arch picks the slice of universal archives and candidates too.
   ReadOptions Slice;
@@ -326,22 +375,27 @@ Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options) {
     F->Candidates.push_back(std::move(*B));
   }
 
-  // dyld for a Mach-O host, ld.so for anything else.
-  auto HostBuf = mapFile(O.Host);
-  if (!HostBuf)
-    return HostBuf.takeError();
-  if ((*HostBuf)->getBuffer().starts_with("#!"))
-    return scriptHostError(O.Host, (*HostBuf)->getBuffer().take_front(4096));
-  DetectedKind HostKind = detectKind((*HostBuf)->getMemBufferRef());
-  if (HostKind == DetectedKind::MachO || HostKind == DetectedKind::MachOUniversal) {
-    DyldConfig D = O.Dyld;
-    D.Arch = O.Arch;
-    F->Process = std::make_unique<DyldModel>(std::move(D));
-  } else {
-    F->Process = std::make_unique<ProcessModel>(O.Loader);
+  // The host, from the command's one mapping of it.
+  std::shared_ptr<const MemoryBuffer> HostFile = Host.File;
+  if (!HostFile) {
+    auto File = mapFile(O.Host);
+    if (!File)
+      return File.takeError();
+    HostFile = std::move(*File);
   }
+  if (HostFile->getBuffer().starts_with("#!"))
+    return scriptHostError(O.Host, HostFile->getBuffer().take_front(4096));
+  auto HostBin = readBinaryFromBuffer(HostFile->getMemBufferRef(), O.Host, Slice);
+  if (!HostBin)
+    return HostBin.takeError();
+  (*HostBin)->setBuffer(HostFile);
+  // dyld for a Mach-O host, ld.so for anything else.
+  if ((*HostBin)->format() == BinaryFormat::MachO)
+    F->Process = std::make_unique<DyldModel>(std::move(Dyld));
+  else
+    F->Process = std::make_unique<ProcessModel>(std::move(Ld));
   LoaderModel &P = *F->Process;
-  if (Error E = P.startExecutable(O.Host))
+  if (Error E = P.startExecutable(std::move(*HostBin)))
     return E;
   // What the host opens with RTLD_GLOBAL before any model is part of the
   // host: its missing libraries and versions fail the host, not a plugin.

@@ -196,10 +196,15 @@ Expected<std::vector<std::string>> universalArchs(StringRef Path) {
   auto Buf = mapFile(Path);
   if (!Buf)
     return Buf.takeError();
-  auto [F, D] = formatOf((*Buf)->getMemBufferRef());
+  return universalArchs((*Buf)->getMemBufferRef(), Path);
+}
+
+Expected<std::vector<std::string>> universalArchs(MemoryBufferRef Buffer,
+                                                  StringRef DisplayPath) {
+  auto [F, D] = formatOf(Buffer);
   if (D != Detected::Universal)
     return std::vector<std::string>();
-  return F->slices((*Buf)->getMemBufferRef(), Path);
+  return F->slices(Buffer, DisplayPath);
 }
 
 Expected<std::unique_ptr<Binary>> readBinary(StringRef Path,

@@ -355,32 +355,36 @@ void DyldModel::refreshVisible() {
 }
 
 Error DyldModel::startExecutable(StringRef Path) {
-  if (Config.WorkingDir.empty()) {
-    SmallString<256> Cwd;
-    if (!sys::fs::current_path(Cwd))
-      Config.WorkingDir = std::string(Cwd);
-  }
   ReadOptions RO;
   RO.Arch = Config.Arch;
   auto B = readBinary(Path, RO);
   if (!B)
     return B.takeError();
-  if ((*B)->format() != BinaryFormat::MachO || (*B)->kind() != FileKind::Executable)
+  return startExecutable(std::move(*B));
+}
+
+Error DyldModel::startExecutable(std::unique_ptr<Binary> B) {
+  if (Config.WorkingDir.empty()) {
+    SmallString<256> Cwd;
+    if (!sys::fs::current_path(Cwd))
+      Config.WorkingDir = std::string(Cwd);
+  }
+  std::string Path = B->path().str();
+  if (B->format() != BinaryFormat::MachO || B->kind() != FileKind::Executable)
     return createStringError(inconvertibleErrorCode(),
                              "%s: is a %s %s, not a Mach-O executable (MH_EXECUTE)",
-                             Path.str().c_str(),
-                             toString((*B)->format()).str().c_str(),
-                             toString((*B)->kind()).str().c_str());
-  if (!Config.Arch.empty() && (*B)->archName() != Config.Arch &&
-      !(Config.Arch == "aarch64" && (*B)->archName() == "arm64"))
+                             Path.c_str(), toString(B->format()).str().c_str(),
+                             toString(B->kind()).str().c_str());
+  if (!Config.Arch.empty() && B->archName() != Config.Arch &&
+      !(Config.Arch == "aarch64" && B->archName() == "arm64"))
     return createStringError(inconvertibleErrorCode(),
                              "%s: is a thin %s file; --arch asks for %s",
-                             Path.str().c_str(), (*B)->archName().str().c_str(),
+                             Path.c_str(), B->archName().str().c_str(),
                              Config.Arch.c_str());
-  HostMachine = (*B)->machine();
-  HostArch = (*B)->archName().str();
+  HostMachine = B->machine();
+  HostArch = B->archName().str();
   HaveHost = true;
-  unsigned Exe = addObject(std::move(*B), Path.str(), Path, -1, "executable");
+  unsigned Exe = addObject(std::move(B), Path, Path, -1, "executable");
 
   std::vector<unsigned> Roots{Exe};
   for (const std::string &Lib : Config.InsertLibraries) {

@@ -423,12 +423,16 @@ Error ProcessModel::startExecutable(StringRef Path) {
   auto B = readBinary(Path);
   if (!B)
     return B.takeError();
-  if (!(*B)->isDynamicObject())
+  return startExecutable(std::move(*B));
+}
+
+Error ProcessModel::startExecutable(std::unique_ptr<Binary> B) {
+  std::string Path = B->path().str();
+  if (!B->isDynamicObject())
     return createStringError(inconvertibleErrorCode(),
-                             "%s: is a %s, not an executable",
-                             Path.str().c_str(),
-                             toString((*B)->kind()).str().c_str());
-  HostMachine = (*B)->machine();
+                             "%s: is a %s, not an executable", Path.c_str(),
+                             toString(B->kind()).str().c_str());
+  HostMachine = B->machine();
   HaveHost = true;
   DefaultDirs = Config.DefaultDirs.empty() ? glibcDefaultDirs(HostMachine)
                                            : Config.DefaultDirs;
@@ -437,7 +441,7 @@ Error ProcessModel::startExecutable(StringRef Path) {
     if (!sys::fs::current_path(Cwd))
       Config.WorkingDir = std::string(Cwd);
   }
-  unsigned Exe = addObject(std::move(*B), Path.str(), Path, -1, "executable");
+  unsigned Exe = addObject(std::move(B), Path, Path, -1, "executable");
   if (Objects[Exe].Bin->isStaticExecutable()) {
     // No ld.so ran: nothing is preloaded, and static dlopen starts an empty
     // global scope that the executable's own symbols are never part of.

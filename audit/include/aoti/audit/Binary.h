@@ -311,7 +311,12 @@ public:
 
   // --- for readers ------------------------------------------------------
   llvm::StringRef save(llvm::StringRef S) { return Saver.save(S); }
-  void setBuffer(std::unique_ptr<llvm::MemoryBuffer> B) { Buffer = std::move(B); }
+  /// The mapped file the reader read from, kept for as long as the Binary
+  /// reads it lazily; shared: the slices of one universal file are read
+  /// from one mapping.
+  void setBuffer(std::shared_ptr<const llvm::MemoryBuffer> B) {
+    Buffer = std::move(B);
+  }
   void setStaticSymbolSource(std::unique_ptr<StaticSymbolSource> S,
                              bool Present) {
     StaticSource = std::move(S);
@@ -348,7 +353,7 @@ private:
 
   std::string Path;
   BinaryFormat Format;
-  std::unique_ptr<llvm::MemoryBuffer> Buffer;
+  std::shared_ptr<const llvm::MemoryBuffer> Buffer;
   llvm::BumpPtrAllocator Alloc;
   llvm::UniqueStringSaver Saver{Alloc};
 

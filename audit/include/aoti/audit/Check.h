@@ -5,11 +5,16 @@
 // nothing, every place the name is defined but cannot be used from, and why.
 // It decides nothing about severity or wording; rules/ does that.
 //
+// A command reads its host once: openCheckHost() maps the file and decides
+// which slices to audit (one, unless the host is a universal file without
+// the audit machine's slice), and each analyzeCheck() reads its slice from
+// that one mapping. The host's format, as the reader dispatch found it
+// (Formats.def), picks the loader model: dyld for Mach-O, ld.so otherwise.
+//
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_AUDIT_CHECK_H
 #define AOTI_AUDIT_CHECK_H
 
-#include "aoti/audit/loader/DyldModel.h"
 #include "aoti/audit/loader/Loader.h"
 #include "aoti/audit/Reader.h"
 
@@ -26,14 +31,21 @@ namespace aoti::audit {
 /// which a model compiled with SIMD CPU kernels imports from its host.
 inline constexpr llvm::StringLiteral VectorMathPrefix = "Sleef_";
 
+/// The options of `aoti-audit check`, as its command line sets them.
 struct CheckOptions {
   std::string Host;
   /// Model .so files, .pt2 packages (every *.so inside), and directories
   /// of .pt2 packages.
   std::vector<std::string> Plugins;
-  LoaderConfig Loader;
-  /// The same for a Mach-O host, which dyld loads.
-  DyldConfig Dyld;
+  /// NAME=VALUE settings the host runs with, in order. The loader model
+  /// takes its own loader's: LD_LIBRARY_PATH and LD_PRELOAD for ld.so
+  /// (LoaderConfig), DYLD_* for dyld (DyldConfig); others are ignored.
+  std::vector<std::string> Environment;
+  /// Directories searched like LD_LIBRARY_PATH (Mach-O: DYLD_LIBRARY_PATH)
+  /// entries, after Environment's.
+  std::vector<std::string> LibraryPath;
+  /// A copied file system: absolute paths are taken inside it.
+  std::string Sysroot;
   /// The slice to audit in universal (fat) Mach-O files; empty: the host
   /// executable's, which is the audit machine's when present, else the first.
   std::string Arch;
@@ -165,9 +177,32 @@ struct CheckFacts {
   bool mustBind(llvm::StringRef Name) const;
 };
 
-/// Builds the facts. Errors are for unreadable inputs only (exit status 2);
-/// everything the loader would trip over is a fact.
-llvm::Expected<std::unique_ptr<CheckFacts>> analyzeCheck(CheckOptions Options);
+/// The host of one `check` command, read once for every audit it makes.
+struct CheckHost {
+  /// The host's bytes, shared by the Binary of every slice audited. Null
+  /// when Options.Arch names the slice: then nothing needs them before the
+  /// one audit, which maps them where it reads the host (after the
+  /// archives and candidates, whose errors come first).
+  std::shared_ptr<const llvm::MemoryBuffer> File;
+  /// The slices to audit, one audit each: Options.Arch alone (empty: the
+  /// host's own), or, for a universal host without the audit machine's
+  /// slice and no --arch, every slice in the file's order.
+  std::vector<std::string> Slices;
+  /// Slices are every slice of a universal host, each audited on its own.
+  bool EverySlice = false;
+};
+
+/// Maps the host, unless Options.Arch names the slice, and lists the audits
+/// to make. Errors are for an unreadable host.
+llvm::Expected<CheckHost> openCheckHost(const CheckOptions &Options);
+
+/// Builds the facts of one audit: of Host's slice Slice (one of
+/// Host.Slices; Options.Arch of the facts is Slice). Errors are for
+/// unreadable inputs only (exit status 2); everything the loader would trip
+/// over is a fact.
+llvm::Expected<std::unique_ptr<CheckFacts>>
+analyzeCheck(const CheckOptions &Options, const CheckHost &Host,
+             llvm::StringRef Slice);
 
 } // namespace aoti::audit
 

@@ -101,6 +101,9 @@ struct ReadOptions {
 /// The architectures of a universal (fat) Mach-O file, in slice order
 /// ("arm64", "x86_64"); empty for any other file.
 llvm::Expected<std::vector<std::string>> universalArchs(llvm::StringRef Path);
+/// The same for a file already mapped, named DisplayPath in messages.
+llvm::Expected<std::vector<std::string>>
+universalArchs(llvm::MemoryBufferRef Buffer, llvm::StringRef DisplayPath);
 
 /// The architecture of the machine running the audit, named the way
 /// universal files name their slices ("arm64", "x86_64"): the slice a

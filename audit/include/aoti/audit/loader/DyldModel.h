@@ -63,6 +63,7 @@ public:
   /// Starts the host: the executable, DYLD_INSERT_LIBRARIES, then every
   /// dependency in dyld's order. Errors only for an unreadable executable.
   llvm::Error startExecutable(llvm::StringRef Path) override;
+  llvm::Error startExecutable(std::unique_ptr<Binary> Exe) override;
   /// dlopen(Path, RTLD_NOW | (Global ? RTLD_GLOBAL : RTLD_LOCAL)) called by
   /// the executable. RTLD_LOCAL hides only the opened image from other
   /// images' flat lookups; its dependencies are visible.

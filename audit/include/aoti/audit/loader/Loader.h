@@ -120,6 +120,10 @@ class LoaderModel {
 public:
   virtual ~LoaderModel() = default;
   virtual llvm::Error startExecutable(llvm::StringRef Path) = 0;
+  /// The same for an executable already read, known by its path(): a
+  /// caller that has read the file (check reads its host once) does not
+  /// make the model read it again.
+  virtual llvm::Error startExecutable(std::unique_ptr<Binary> Exe) = 0;
   virtual llvm::Expected<unsigned> dlopen(llvm::StringRef Path, bool Global) = 0;
   /// The same for a library already read (a model inside a .pt2 package),
   /// known by its path(): there is no file at that path to open.
@@ -171,6 +175,7 @@ public:
   /// closure of its dependencies. Errors only for an unreadable executable;
   /// unresolved dependencies are recorded in missingLibraries().
   llvm::Error startExecutable(llvm::StringRef Path) override;
+  llvm::Error startExecutable(std::unique_ptr<Binary> Exe) override;
 
   /// dlopen(Path, RTLD_NOW | (Global ? RTLD_GLOBAL : RTLD_LOCAL)) called by
   /// the executable. Returns the plugin's object index.

@@ -1,4 +1,14 @@
 //===- CheckCommand.cpp - aoti-audit check --------------------------------===//
+//
+// The front-end of `check`: CLI11 fills the library's CheckOptions in place,
+// openCheckHost() reads the host once and says which slices to audit (one,
+// or every slice of a universal host without the audit machine's), and for
+// each slice analyzeCheck() gives the facts and the rules the findings, which
+// the configuration then re-grades. Only the printing is this file's: text
+// per plugin, the versioned JSON report (docs/check.md), or SARIF; a
+// per-slice audit tags each finding with its slice.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "ConfigOptions.h"
 #include "Output.h"
@@ -14,8 +24,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
-
 #include <CLI/CLI.hpp>
 
 #include <map>
@@ -28,18 +36,10 @@ using namespace aoti::rules;
 namespace aoti::tool {
 namespace {
 
+/// The command line: the library's options, which CLI11 fills in place,
+/// and how the report is printed.
 struct CheckArgs {
-  std::string Host;
-  std::vector<std::string> Plugins;
-  std::vector<std::string> Env;
-  std::vector<std::string> LibPath;
-  std::string Sysroot;
-  std::string Arch;
-  std::vector<std::string> Prefixes;
-  bool All = false;
-  std::vector<std::string> Archives;
-  std::vector<std::string> Preloads;
-  std::vector<std::string> Candidates;
+  CheckOptions Options;
   std::string Format = "text";
   std::string Color = "auto";
   ConfigArgs Config;
@@ -246,101 +246,68 @@ void printText(const CheckFacts &F, const std::vector<Finding> &Fs,
 
 CommandFn addCheckCommand(CLI::App &App) {
   auto Args = std::make_shared<CheckArgs>();
+  CheckOptions &O = Args->Options;
   CLI::App *Cmd = App.add_subcommand("check", "Will these plugins load in this host?");
   Cmd->footer(CheckHelp);
-  Cmd->add_option("--host", Args->Host, "The executable that dlopen()s the plugins")
+  Cmd->add_option("--host", O.Host, "The executable that dlopen()s the plugins")
       ->required()
       ->check(CLI::ExistingFile);
-  Cmd->add_option("plugins", Args->Plugins,
+  Cmd->add_option("plugins", O.Plugins,
                   "Model .so files (plugins) to check; a .pt2 package stands "
                   "for every .so inside it, a directory for every .pt2 under it")
       ->required()
       ->check(CLI::ExistingPath);
-  Cmd->add_option("--env", Args->Env,
+  Cmd->add_option("--env", O.Environment,
                   "NAME=VALUE the host runs with (LD_LIBRARY_PATH, LD_PRELOAD; "
                   "DYLD_LIBRARY_PATH, DYLD_FALLBACK_LIBRARY_PATH, "
                   "DYLD_INSERT_LIBRARIES for a Mach-O host)");
-  Cmd->add_option("--lib-path", Args->LibPath,
+  Cmd->add_option("--lib-path", O.LibraryPath,
                   "A directory searched like an LD_LIBRARY_PATH (Mach-O: "
                   "DYLD_LIBRARY_PATH) entry, after --env's");
-  Cmd->add_option("--sysroot", Args->Sysroot,
+  Cmd->add_option("--sysroot", O.Sysroot,
                   "Audit a copied file system: absolute paths are taken inside DIR")
       ->check(CLI::ExistingDirectory);
-  Cmd->add_option("--arch", Args->Arch,
+  Cmd->add_option("--arch", O.Arch,
                   "The slice of universal (fat) Mach-O files to audit (arm64, "
                   "x86_64); default: the host's, else the first");
-  addPrefixOptions(*Cmd, Args->Prefixes, PrefixValues::UpToNextOption,
+  addPrefixOptions(*Cmd, O.Prefixes, PrefixValues::UpToNextOption,
                    "Names that must bind to exactly one provider "
                    "(default: aoti_torch_)",
-                   &Args->All,
+                   &O.All,
                    "Check every undefined reference, not only --prefix "
                    "ones (a weak one that stays unbound is a note)");
-  Cmd->add_option("--archive", Args->Archives,
+  Cmd->add_option("--archive", O.Archives,
                   "A static archive the host links (explains members it left out)")
       ->check(CLI::ExistingFile);
-  Cmd->add_option("--preload", Args->Preloads,
+  Cmd->add_option("--preload", O.Preloads,
                   "A library the host dlopen()s with RTLD_GLOBAL before the model")
       ->check(CLI::ExistingFile);
-  Cmd->add_option("--candidate", Args->Candidates,
+  Cmd->add_option("--candidate", O.Candidates,
                   "A library that is not loaded but might define what is missing")
       ->check(CLI::ExistingFile);
   addOutputOptions(*Cmd, Args->Format, Args->Color);
   addConfigOptions(*Cmd, Args->Config);
 
-  return [Args]() -> int {
+  return [Args, Cmd]() -> int {
     auto Config = ActiveConfig::load(Args->Config);
     if (!Config) {
       printError(toString(Config.takeError()));
       return ExitBadInput;
     }
-    // A universal host without the audit machine's slice, and no --arch:
-    // every slice is audited, each on its own.
-    std::vector<std::string> Archs;
-    if (Args->Arch.empty()) {
-      auto Slices = universalArchs(Args->Host);
-      if (!Slices) {
-        printError(toString(Slices.takeError()));
-        return ExitBadInput;
-      }
-      if (!Slices->empty() &&
-          std::find(Slices->begin(), Slices->end(), auditMachineArch()) ==
-              Slices->end())
-        Archs = *Slices;
+    CheckOptions &O = Args->Options;
+    // --prefix, else the configuration's, else the default.
+    if (Cmd->count("--prefix") == 0 && !Config->prefixes().empty())
+      O.Prefixes = Config->prefixes();
+    // Read once; every slice it lists is audited on its own.
+    auto Host = openCheckHost(O);
+    if (!Host) {
+      printError(toString(Host.takeError()));
+      return ExitBadInput;
     }
-    bool PerSlice = !Archs.empty();
-    if (!PerSlice)
-      Archs.push_back(Args->Arch);
 
     std::vector<SliceReport> Reports;
-    for (const std::string &Arch : Archs) {
-      CheckOptions O;
-      O.Host = Args->Host;
-      O.Plugins = Args->Plugins;
-      O.Loader.Sysroot = Args->Sysroot;
-      O.Dyld.Sysroot = Args->Sysroot;
-      O.Arch = Arch;
-      for (const std::string &E : Args->Env) {
-        // Each loader model takes the variables of its own loader.
-        if (Error Err = O.Loader.applyEnvironment(E)) {
-          printError(toString(std::move(Err)));
-          return ExitBadInput;
-        }
-        cantFail(O.Dyld.applyEnvironment(E)); // same syntax, checked above
-      }
-      for (const std::string &D : Args->LibPath) {
-        O.Loader.LibraryPath.push_back(D);
-        O.Dyld.LibraryPath.push_back(D);
-      }
-      if (!Args->Prefixes.empty())
-        O.Prefixes = Args->Prefixes;
-      else if (!Config->prefixes().empty())
-        O.Prefixes = Config->prefixes();
-      O.All = Args->All;
-      O.Archives = Args->Archives;
-      O.Preloads = Args->Preloads;
-      O.Candidates = Args->Candidates;
-
-      auto Facts = analyzeCheck(std::move(O));
+    for (const std::string &Arch : Host->Slices) {
+      auto Facts = analyzeCheck(O, *Host, Arch);
       if (!Facts) {
         printError(toString(Facts.takeError()));
         return ExitBadInput;
@@ -351,7 +318,7 @@ CommandFn addCheckCommand(CLI::App &App) {
       std::vector<Finding> Fs = rules::runCheckRules(**Facts);
       Config->apply(Fs);
       Reports.push_back(
-          {PerSlice ? Arch : "", std::move(*Facts), std::move(Fs)});
+          {Host->EverySlice ? Arch : "", std::move(*Facts), std::move(Fs)});
     }
 
     if (Args->Format == "json") {

@@ -2,7 +2,7 @@
 # SARIF emitter can describe every rule without reading docs/ at run time.
 #
 # Two modes in one file:
-#   include(aoti-audit/Sarif.cmake) + aoti_audit_embed_rule_docs(TARGET)
+#   include(Sarif.cmake) + aoti_audit_embed_rule_docs(TARGET)
 #     adds a build step that regenerates RuleDocs.inc when a page changes;
 #   cmake -DDOCS=DIR -DOUT=FILE -P Sarif.cmake
 #     is that step: it writes one {"ID", R"(page)"} entry per page.
