@@ -554,6 +554,96 @@ TEST(Model, TwoLoadsOfOneModelKeepTheirOwnState) {
   expectYPlus((*Out)[0], 1, 0.0f);
 }
 
+// --- constants shared between models --------------------------------------------
+
+TEST(Model, ModelsOfOnePoolShareTheirConstantsAndTheirState) {
+  // Prefill and decode, as two loads of one model: the second finds all
+  // three constants in the pool, and the buffer is one between them, so
+  // what a run of one writes the other reads.
+  auto Pool = std::make_shared<ConstantPool>();
+  LoadOptions O = stateModel();
+  O.SharedConstants = Pool;
+  Expected<std::unique_ptr<Model>> A = Model::load(FAKE_STATE_MODEL_SO, O);
+  ASSERT_TRUE(A) << A.error().message();
+  EXPECT_TRUE((*A)->sharing().Pooled);
+  EXPECT_EQ((*A)->sharing().Shared, 0u);
+  EXPECT_EQ((*A)->sharing().Added, 3u);
+  EXPECT_EQ(Pool->size(), 3u);
+  EXPECT_EQ(Pool->bytes(), 3 * 4 * sizeof(float));
+  Expected<std::unique_ptr<Model>> B = Model::load(FAKE_STATE_MODEL_SO, O);
+  ASSERT_TRUE(B) << B.error().message();
+  EXPECT_EQ((*B)->sharing().Shared, 3u);
+  EXPECT_EQ((*B)->sharing().SharedBytes, 3 * 4 * sizeof(float));
+  EXPECT_EQ((*B)->sharing().Added, 0u);
+  EXPECT_EQ(Pool->size(), 3u);
+
+  // The models' own copies are gone (poisoned by the fake), so every
+  // value below comes from the pool.
+  for (int K = 0; K < 2; ++K) {
+    Expected<std::vector<HostTensor>> Out = (*A)->run({inputX(2)});
+    ASSERT_TRUE(Out) << Out.error().message();
+    expectYPlus((*Out)[0], 2, float(K));
+  }
+  Expected<std::vector<HostTensor>> Out = (*B)->run({inputX(2)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 2, 2.0f);
+  // A reset through either resets the one buffer.
+  ASSERT_TRUE((*B)->resetState());
+  Out = (*A)->run({inputX(2)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 2, 0.0f);
+  // The pool outlives the first model: the second still runs on it.
+  A->reset();
+  Out = (*B)->run({inputX(1)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 1, 1.0f);
+}
+
+TEST(Model, AConstantOfThePoolsNameAndAnotherValueStaysTheModelsOwn) {
+  auto Pool = std::make_shared<ConstantPool>();
+  LoadOptions O = stateModel();
+  O.SharedConstants = Pool;
+  Expected<std::unique_ptr<Model>> A = Model::load(FAKE_STATE_MODEL_SO, O);
+  ASSERT_TRUE(A) << A.error().message();
+  // Other weights under the same names: w doubled, b the same.
+  const fs::path Tmp = fs::path(FixtureDir::Dir) / "tmp-pool";
+  fs::create_directories(Tmp);
+  float Other[8];
+  for (int C = 0; C < 4; ++C) {
+    Other[C] = 2 * FixtureW[C];
+    Other[4 + C] = FixtureB[C];
+  }
+  const std::string Blob = (Tmp / "other_weights.blob").string();
+  std::ofstream(Blob, std::ios::binary).write(reinterpret_cast<const char *>(Other), sizeof Other);
+  O.WeightsPath = Blob;
+  Expected<std::unique_ptr<Model>> B = Model::load(FAKE_STATE_MODEL_SO, O);
+  ASSERT_TRUE(B) << B.error().message();
+  EXPECT_EQ((*B)->sharing().Shared, 2u); // b and the buffer
+  EXPECT_EQ((*B)->sharing().Added, 1u);  // its own w
+  EXPECT_EQ(Pool->size(), 3u);
+  bool Said = false;
+  for (const std::string &N : (*B)->notes())
+    Said |= N.find("another value") != std::string::npos;
+  EXPECT_TRUE(Said);
+  Expected<std::vector<HostTensor>> Out = (*B)->run({inputX(1)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  for (int C = 0; C < 4; ++C)
+    EXPECT_FLOAT_EQ((*Out)[0].data<float>()[C], fixtureX(0, C) * Other[C] + FixtureB[C]);
+  Out = (*A)->run({inputX(1)});
+  ASSERT_TRUE(Out) << Out.error().message();
+  expectYPlus((*Out)[0], 1, 1.0f); // A's w, and the shared buffer B stepped
+}
+
+TEST(Model, SharingSaysWhatTheModelLacks) {
+  LoadOptions O = cpu();
+  O.SharedConstants = std::make_shared<ConstantPool>();
+  Expected<std::unique_ptr<Model>> M = Model::load(fixture("model.pt2"), O);
+  ASSERT_FALSE(M);
+  EXPECT_EQ(M.error().kind(), ErrorKind::LoadFailed);
+  EXPECT_NE(M.error().message().find("UpdateUserManagedConstantBuffer"), std::string::npos)
+      << M.error().message();
+}
+
 TEST(Model, ResetStateSaysWhyItCannot) {
   Expected<std::unique_ptr<Model>> M = Model::load(FAKE_STATE_MODEL_SO, stateModel(false));
   ASSERT_TRUE(M) << M.error().message();

@@ -20,7 +20,12 @@
 // creation), which every run adds to y and then increments in place, so run
 // k gives y + k. It exports what real models export for their constants and
 // the others here do not (GetConstantType, ExtractConstantsMap keyed by
-// original FQN, UpdateConstantBuffer keyed by constant name, copying).
+// original FQN, UpdateConstantBuffer keyed by constant name, copying), and
+// the user-managed constants of torch's container: UpdateUserManaged-
+// ConstantBufferPairs stages borrowed tensors as the inactive buffer,
+// SwapConstantBuffer makes them the ones runs read and write, and
+// FreeInactiveConstantBuffer poisons the model's own (NaN), so a constant
+// left pointing at them shows in the output.
 //
 // Where its weights are follows what AOTInductor's export options make of a
 // model (model_base.h, codecache.py), down to the constants section it links
@@ -72,6 +77,10 @@ struct Container {
   float W[4] = {};
   float B[4] = {};
   float Steps[4] = {};
+  /// What runs read (and update, for steps): its own arrays, or the data of
+  /// tensors handed over user-managed; Staged until they are swapped in.
+  float *Active[3] = {W, B, Steps};
+  float *Staged[3] = {};
   bool ConstantsLoaded = false;
   /// Borrowed by ExtractConstantsMap's callers; made at the first call.
   AtenTensorHandle Views[3] = {};
@@ -360,10 +369,10 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRun(Handle H, AtenTensorHandle *Inp
   float *YF = static_cast<float *>(YData);
   for (int64_t I = 0; I < N; ++I)
     for (int J = 0; J < 4; ++J)
-      YF[I * 4 + J] = XF[I * 4 + J] * H->W[J] + H->B[J] + H->Steps[J];
+      YF[I * 4 + J] = XF[I * 4 + J] * H->Active[0][J] + H->Active[1][J] + H->Active[2][J];
 #ifdef FAKE_MODEL_STATE
-  for (float &V : H->Steps) // updated in place, as index_copy_ into a cache is
-    V += 1.0f;
+  for (int J = 0; J < 4; ++J) // updated in place, as index_copy_ into a cache is
+    H->Active[2][J] += 1.0f;
 #endif
   aoti_torch_delete_tensor_object(X);
   if (fault("oob-run"))
@@ -395,7 +404,7 @@ FAKE_EXPORT int32_t AOTInductorModelContainerRunSingleThreaded(Handle H, AtenTen
 namespace {
 /// AOTInductorConstantMapHandle.
 using ConstantMap = std::unordered_map<std::string, AtenTensorHandle>;
-float *constantData(Handle H, size_t I) { return I == 0 ? H->W : I == 1 ? H->B : H->Steps; }
+float *constantData(Handle H, size_t I) { return H->Active[I]; }
 } // namespace
 
 FAKE_EXPORT int32_t AOTInductorModelContainerGetConstantType(Handle, size_t I, int32_t *Type) {
@@ -410,6 +419,11 @@ FAKE_EXPORT int32_t AOTInductorModelContainerExtractConstantsMap(Handle H, Const
     return fail("fake model: no inactive constant buffer");
   const int64_t Sizes[] = {4}, Strides[] = {1};
   for (size_t I = 0; I < NumConstants; ++I) {
+    void *Now = nullptr;
+    if (H->Views[I] && (aoti_torch_get_data_ptr(H->Views[I], &Now) != 0 || Now != H->Active[I])) {
+      aoti_torch_delete_tensor_object(H->Views[I]); // the constant was swapped since
+      H->Views[I] = nullptr;
+    }
     if (!H->Views[I] && aoti_torch_create_tensor_from_blob(
                             constantData(H, I), 1, Sizes, Strides, 0,
                             aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0,
@@ -433,6 +447,45 @@ FAKE_EXPORT int32_t AOTInductorModelContainerUpdateConstantBuffer(Handle H, Cons
       return fail("fake model: cannot read a constant given");
     std::memcpy(constantData(H, I), Data, 4 * sizeof(float));
   }
+  return 0;
+}
+/// AOTInductorConstantMapEntry.
+struct ConstantMapEntry {
+  const char *Name;
+  AtenTensorHandle Handle;
+};
+FAKE_EXPORT int32_t AOTInductorModelContainerUpdateUserManagedConstantBufferPairs(
+    Handle H, const ConstantMapEntry *Pairs, size_t N, bool UseInactive, bool /*Validate*/) {
+  if (!UseInactive)
+    return fail("fake model: user-managed constants go to the inactive buffer here");
+  for (size_t I = 0; I < NumConstants; ++I)
+    H->Staged[I] = nullptr;
+  for (size_t P = 0; P < N; ++P)
+    for (size_t I = 0; I < NumConstants; ++I)
+      if (std::strcmp(Pairs[P].Name, ConstantNames[I]) == 0) {
+        void *Data = nullptr;
+        if (aoti_torch_get_data_ptr(Pairs[P].Handle, &Data) != 0)
+          return fail("fake model: cannot read a constant given");
+        H->Staged[I] = static_cast<float *>(Data);
+      }
+  // What is not given stays pointing at the model's own (as torch does),
+  // which FreeInactiveConstantBuffer then poisons.
+  for (size_t I = 0; I < NumConstants; ++I)
+    if (!H->Staged[I])
+      H->Staged[I] = H->Active[I];
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerSwapConstantBuffer(Handle H) {
+  if (!H->Staged[0])
+    return fail("fake model: nothing staged to swap in");
+  for (size_t I = 0; I < NumConstants; ++I)
+    H->Active[I] = H->Staged[I];
+  return 0;
+}
+FAKE_EXPORT int32_t AOTInductorModelContainerFreeInactiveConstantBuffer(Handle H) {
+  for (float *Own : {H->W, H->B, H->Steps})
+    for (int J = 0; J < 4; ++J)
+      Own[J] = __builtin_nanf("");
   return 0;
 }
 #endif

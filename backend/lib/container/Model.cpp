@@ -276,6 +276,11 @@ Status Model::Impl::load(const std::string &P, const LoadOptions &O) {
   describe();
   if (Status S = loadWeights(); !S)
     return S;
+  if (Options.SharedConstants) {
+    Pool = Options.SharedConstants;
+    if (Status S = joinPool(); !S)
+      return S;
+  }
   return Options.KeepInitialState ? keepInitialState() : Status::success();
 }
 

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 
 #include <exception>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -83,6 +84,15 @@ using ConstantTypeFn = RuntimeError (*)(ContainerHandle, size_t, int32_t *);
 /// by original FQN) or reads (UpdateConstantBuffer, keyed by constant name),
 /// the handles borrowed either way.
 using ConstantMap = std::unordered_map<std::string, AtenTensorOpaque *>;
+/// AOTInductorConstantMapEntry: the same, as pairs, for the entry points
+/// that take no std::unordered_map across the library boundary.
+struct ConstantMapEntry {
+  const char *Name;
+  AtenTensorOpaque *Handle;
+};
+using UserManagedPairsFn = RuntimeError (*)(ContainerHandle, const ConstantMapEntry *, size_t,
+                                            bool, bool);
+using ContainerFn = RuntimeError (*)(ContainerHandle);
 using ExtractConstantsFn = RuntimeError (*)(ContainerHandle, ConstantMap *, bool);
 using UpdateConstantsFn = RuntimeError (*)(ContainerHandle, ConstantMap *, bool, bool);
 
@@ -127,6 +137,11 @@ public:
   void describe();
   /// Copies the buffers as loaded into InitialState (KeepInitialState).
   Status keepInitialState();
+  /// Points the container at the pool's constants (LoadOptions::
+  /// SharedConstants) and frees its own.
+  Status joinPool();
+  /// The tensors the container uses now, by original FQN (borrowed).
+  Expected<detail::ConstantMap> liveConstants();
 
   template <typename Fn> Fn symbol(const char *Name) {
     return reinterpret_cast<Fn>(dlsym(Library, Name));
@@ -156,6 +171,11 @@ public:
   std::vector<std::pair<std::string, TensorHandle>> InitialState;
   bool StateKept = false;
   uint64_t BlobSize = 0;
+  /// The pool it shares constants through, what it found there, and the
+  /// constants of a pool's name but another value, which it keeps itself.
+  std::shared_ptr<ConstantPool> Pool;
+  ConstantSharing Sharing;
+  std::vector<TensorHandle> OwnConstants;
   /// The span of its constants section (DynamicImports).
   std::optional<uint64_t> EmbeddedConstantsSize;
   std::vector<std::string> Notes;

@@ -58,6 +58,8 @@ struct Device {
   std::string str() const;
 };
 
+class ConstantPool;
+
 struct LoadOptions {
   /// For a package: which of its models (listPackageModels). By default
   /// torch's "model", or the package's only model when it has one by another
@@ -91,7 +93,53 @@ struct LoadOptions {
   /// can put them back. Costs their size once more, on the model's device;
   /// parameters are not copied.
   bool KeepInitialState = true;
+  /// Share constants with the other models loaded into this pool (the
+  /// prefill and decode models of one export, two packages from one
+  /// export). See ConstantPool. Null: the model keeps its own.
+  std::shared_ptr<ConstantPool> SharedConstants;
   size_t NumModels = 1;
+};
+
+/// One copy of the constants that several loaded models have in common, on
+/// their device, as ExecuTorch shares a prefill and a decode method's
+/// weights. A model loaded with LoadOptions::SharedConstants matches each of
+/// its constants against the pool by original FQN, dtype, shape, strides,
+/// device and content (a 64-bit hash of its bytes at load): a match is used
+/// in place, anything else is copied into the pool. The model's container
+/// is then pointed at the pool's tensors (UpdateUserManagedConstantBuffer on
+/// its inactive buffer, swapped in) and frees its own copy, so at rest the
+/// models hold one copy between them; while one loads, its own copy exists
+/// besides. A constant of the same name and another value stays the model's
+/// own. Shared buffers are shared state: a KV cache that prefill fills is
+/// the one decode reads, and resetState() on either resets it for both.
+/// The pool lives as long as the last model loaded into it.
+class ConstantPool {
+public:
+  ConstantPool();
+  ~ConstantPool();
+  ConstantPool(const ConstantPool &) = delete;
+  ConstantPool &operator=(const ConstantPool &) = delete;
+
+  /// Tensors the pool holds, and their bytes.
+  size_t size() const;
+  uint64_t bytes() const;
+
+  class Impl;
+
+private:
+  std::unique_ptr<Impl> P;
+  friend class Model;
+};
+
+/// What a model loaded into a ConstantPool found there.
+struct ConstantSharing {
+  bool Pooled = false;
+  /// Constants it uses from models loaded before it, and their bytes.
+  size_t Shared = 0;
+  uint64_t SharedBytes = 0;
+  /// Constants it brought to the pool (or kept: same name, other value).
+  size_t Added = 0;
+  uint64_t AddedBytes = 0;
 };
 
 /// One model of a .pt2 package.
@@ -224,6 +272,8 @@ public:
   /// The buffers resetState() restores (their constant names), in the
   /// model's order.
   std::vector<std::string> stateNames() const;
+  /// How this model shares its constants (LoadOptions::SharedConstants).
+  const ConstantSharing &sharing() const;
 
   /// Converts host inputs to what the model declares (float32 data for a
   /// bfloat16 or float16 input is rounded to nearest even) and copies them
