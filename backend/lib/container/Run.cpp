@@ -104,6 +104,21 @@ Expected<DeviceInputs> Model::upload(const std::vector<HostTensor> &Inputs, void
   return Out;
 }
 
+Expected<DeviceInputs> inputsFrom(const OutputSet &Outputs, const std::vector<size_t> &Slots) {
+  DeviceInputs In;
+  for (size_t Slot : Slots) {
+    if (Slot >= Outputs.size())
+      return Error(ErrorKind::InvalidArgument,
+                   "output slot " + std::to_string(Slot) + " of a run with " +
+                       std::to_string(Outputs.size()) + " outputs");
+    AtenTensorHandle H = nullptr;
+    if (aoti_torch_new_tensor_handle(Outputs.slot(Slot), &H) != 0)
+      return Error(ErrorKind::RunFailed, shimError("cannot make an input handle"));
+    In.Tensors.emplace_back(H);
+  }
+  return In;
+}
+
 Expected<OutputSet> Model::run(const DeviceInputs &Inputs, void *Stream, bool Capture) {
   Impl &M = *P;
   if (Inputs.Tensors.size() != M.Inputs.size())

@@ -19,7 +19,8 @@
 //   3. hand the container every tensor, user-managed (not copied), as its
 //      inactive constant buffer (UpdateUserManagedConstantBuffer[Pairs]),
 //      swap it in, and free the inactive one: the container's own copy of
-//      its weights. Folded constants are computed again at the next run.
+//      its weights; then the same once more, to end on the primary buffer.
+//      Folded constants are computed again at the next run.
 //
 // Every constant not folded is handed over: for the tensors it is not given,
 // the container would keep pointers into the storage step 3 frees.
@@ -226,27 +227,33 @@ Status Model::Impl::joinPool() {
   }
 
   std::string Thrown;
-  RuntimeError E = 0;
-  if (Pairs) {
-    std::vector<ConstantMapEntry> Entries;
-    for (const auto &[Name, T] : Use)
-      Entries.push_back({Name.c_str(), T});
-    E = callModel(Modules, Thrown, [&] {
-      return Pairs(Container, Entries.data(), Entries.size(), /*use_inactive=*/true,
-                   /*validate_full_update=*/false);
-    });
-  } else {
+  std::vector<ConstantMapEntry> Entries;
+  for (const auto &[Name, T] : Use)
+    Entries.push_back({Name.c_str(), T});
+  auto HandOver = [&] {
+    if (Pairs)
+      return callModel(Modules, Thrown, [&] {
+        return Pairs(Container, Entries.data(), Entries.size(), /*use_inactive=*/true,
+                     /*validate_full_update=*/false);
+      });
     ConstantMap Map(Use.begin(), Use.end());
-    E = callModel(Modules, Thrown, [&] { return MapUpdate(Container, &Map, true, false); });
-  }
-  if (E == 0)
-    E = callModel(Modules, Thrown, [&] { return Swap(Container); });
-  if (E != 0)
+    return callModel(Modules, Thrown, [&] { return MapUpdate(Container, &Map, true, false); });
+  };
+  auto SwapIn = [&] { return callModel(Modules, Thrown, [&] { return Swap(Container); }); };
+  // Handed over, swapped in, the container's own freed; then handed over
+  // again and swapped back, so that the primary buffer is the active one:
+  // torch's RunSingleThreaded checks the primary's folding state whichever
+  // is active, and refuses every run after the first on the secondary
+  // ("Unknown constant state").
+  if (HandOver() != 0 || SwapIn() != 0)
     return Error(ErrorKind::LoadFailed, Path + ": cannot point the model at shared constants" +
                                             (Thrown.empty() ? "" : ": " + Thrown));
   if (callModel(Modules, Thrown, [&] { return FreeInactive(Container); }) != 0)
     Notes.push_back("the model's own copy of its constants could not be freed" +
                     (Thrown.empty() ? std::string() : ": " + Thrown));
+  if (HandOver() != 0 || SwapIn() != 0)
+    return Error(ErrorKind::LoadFailed, Path + ": cannot point the model at shared constants" +
+                                            (Thrown.empty() ? "" : ": " + Thrown));
   Sharing.Pooled = true;
   Notes.push_back("shares " + std::to_string(Sharing.Shared) + " of its " +
                   std::to_string(Sharing.Shared + Sharing.Added) + " constants (" +

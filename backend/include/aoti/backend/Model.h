@@ -228,6 +228,13 @@ struct OutputSet {
   }
 };
 
+/// Outputs of one run as the inputs of another, in place on the device (new
+/// handles onto their storage, nothing copied): input I is output slot
+/// Slots[I]. A decode step's next token and position feed the next step this
+/// way, with no trip to the host and no wait. The outputs must stay alive
+/// while runs use these.
+Expected<DeviceInputs> inputsFrom(const OutputSet &Outputs, const std::vector<size_t> &Slots);
+
 class Model {
 public:
   /// Loads a .pt2 package or a .so. Never throws.
