@@ -262,6 +262,46 @@ inline void setValue(Operand &op, int64_t linear, double value) {
          op.storage.data() + op.elementOffset(linear) * sizeOf(op.dtype));
 }
 
+/// One attention problem of the tests: query [B, H, Lq, E], key [B, Hk, Lk,
+/// E], value [B, Hk, Lk, Ev], their dtype and layout, the mask and the
+/// options. The default shape is the CPU test's, small; the CUDA test's
+/// cases (CudaCase) start from a larger one.
+struct Case {
+  int64_t B = 2, H = 3, Hk = 3, Lq = 5, Lk = 5, E = 8, Ev = 8;
+  Dtype dtype = Dtype::Float32;
+  Layout layout = Layout::Contiguous; // of query, key and value
+  int64_t offset = 0;                 // storage offset of each
+  bool causal = false;
+  std::optional<double> scale;
+  // The mask: none when maskSizes is empty.
+  std::vector<int64_t> maskSizes;
+  Dtype maskDtype = Dtype::Bool;
+  uint32_t seed = 1;
+};
+
+/// The operands of a case, as host bytes.
+struct Operands {
+  Operand query, key, value;
+  std::optional<Operand> mask;
+};
+
+/// The case's operands, drawn from its seed; the mask, when there is one, is
+/// row-major at storage offset 3.
+inline Operands makeOperands(const Case &c) {
+  Values gen(c.seed);
+  Operands ops;
+  ops.query = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, c.offset, c.dtype,
+                          gen);
+  ops.key = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, c.offset, c.dtype,
+                        gen);
+  ops.value = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, c.offset,
+                          c.dtype, gen);
+  if (!c.maskSizes.empty())
+    ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 3,
+                           c.maskDtype, gen);
+  return ops;
+}
+
 /// A CPU handle over the operand's storage (borrowed, never freed).
 inline TensorHandle cpuHandle(Operand &op) {
   TensorHandle t;
