@@ -451,18 +451,6 @@ inline std::vector<double> gather(const uint8_t *data, Dtype dtype,
   return values;
 }
 
-/// Elements spanned from the first to the last element of a layout.
-inline int64_t extentOf(const std::vector<int64_t> &sizes,
-                        const std::vector<int64_t> &strides) {
-  int64_t last = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0)
-      return 0;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  return last + 1;
-}
-
 /// logsumexp values [B, H, Lq] of a reference, padded to `rows` with +inf
 /// (the efficient kernel's padding).
 inline std::vector<double> paddedLse(const std::vector<double> &lse,
