@@ -3,8 +3,8 @@
 // The integer values are c10's (c10::ScalarType, c10::DeviceType,
 // c10::Layout): a compiled model caches them from the constant getters and
 // passes them back, so they must agree with what torch's codegen assumes.
-// ScalarType names exactly the rows of aoti/c10_dtypes.h, where the sizes
-// and names are (shared with the backend).
+// ScalarType is aoti/c10_dtypes.h's, whose rows give each code's size and
+// name (shared with the backend).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_DTYPE_H
@@ -12,33 +12,15 @@
 
 #include "error.h"
 
+#include "aoti/c10_dtypes.h"
+
 #include <cstddef>
 #include <cstdint>
 
 namespace aoti::shims {
 
-enum class ScalarType : int32_t {
-  UInt8 = 0,
-  Int8 = 1,
-  Int16 = 2,
-  Int32 = 3,
-  Int64 = 4,
-  Float16 = 5,
-  Float32 = 6,
-  Float64 = 7,
-  Complex32 = 8,
-  Complex64 = 9,
-  Complex128 = 10,
-  Bool = 11,
-  BFloat16 = 15,
-  Float8_e5m2 = 23,
-  Float8_e4m3fn = 24,
-  Float8_e5m2fnuz = 25,
-  Float8_e4m3fnuz = 26,
-  UInt16 = 27,
-  UInt32 = 28,
-  UInt64 = 29,
-};
+// c10::ScalarType, with the table of its names and sizes (aoti/c10_dtypes.h).
+using c10_dtypes::ScalarType;
 
 enum class DeviceType : int32_t {
   CPU = 0,

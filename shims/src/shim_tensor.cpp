@@ -110,6 +110,21 @@ template <typename T> Error scalarToTensor(ScalarType dtype, T value,
   return Error::success();
 }
 
+// A second handle to the tensor behind `from` (the same storage, sizes,
+// strides and offset) in *out: aoti_torch_new_tensor_handle and
+// aoti_torch_assign_tensors_out are this one operation under two names. The
+// names are the C arguments', for the messages.
+Error newHandle(AtenTensorHandle from, const char *fromName,
+                AtenTensorHandle *out, const char *outName) {
+  Expected<Tensor *> tensor = fromHandle(from, fromName);
+  if (!tensor)
+    return tensor.takeError();
+  if (Error err = requireOutput(out, outName))
+    return err;
+  *out = toHandle(**tensor);
+  return Error::success();
+}
+
 } // namespace
 
 extern "C" {
@@ -207,28 +222,15 @@ AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor) {
 
 AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
                                             AtenTensorHandle *new_handle) {
-  return runShim(__func__, [&]() -> Error {
-    Expected<Tensor *> orig = fromHandle(orig_handle, "orig_handle");
-    if (!orig)
-      return orig.takeError();
-    if (Error err = requireOutput(new_handle, "new_handle"))
-      return err;
-    *new_handle = toHandle(**orig);
-    return Error::success();
+  return runShim(__func__, [&] {
+    return newHandle(orig_handle, "orig_handle", new_handle, "new_handle");
   });
 }
 
 AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src,
                                              AtenTensorHandle *ret_dst) {
-  return runShim(__func__, [&]() -> Error {
-    Expected<Tensor *> source = fromHandle(src, "src");
-    if (!source)
-      return source.takeError();
-    if (Error err = requireOutput(ret_dst, "ret_dst"))
-      return err;
-    *ret_dst = toHandle(**source);
-    return Error::success();
-  });
+  return runShim(__func__,
+                 [&] { return newHandle(src, "src", ret_dst, "ret_dst"); });
 }
 
 AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src,

@@ -24,45 +24,29 @@ Names compared are the fixtures' own (aoti_torch_*, t_*).
 
 Usage: link_matrix.py --audit PATH [--case NAME] [--keep] [--list]
 """
-import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
-import harness  # noqa: E402
-from harness import Failure, run  # noqa: E402
+import link_agreement as agreement  # noqa: E402
+from harness import run  # noqa: E402
+from link_agreement import member_key  # noqa: E402
 
 # aoti_uq: the C++ fixtures' namespace, inside mangled names.
 NS = re.compile(r"^(aoti_torch_|t_)|aoti_uq")
 
+# The common fixtures (link_agreement.py), then this format's own.
 SOURCES = {
-    # shim archive: four members; b calls c (members pull members).
-    "shim_a.c": "int aoti_torch_a(void) { return 1; }\n",
-    "shim_b.c": "int aoti_torch_c(void);\nint aoti_torch_b(void) { return aoti_torch_c() + 1; }\n",
-    "shim_c.c": "int aoti_torch_c(void) { return 3; }\n",
-    "shim_d.c": "int aoti_torch_d(void) { return 4; }\n",
-    # a second archive whose member needs the shims
-    "helper.c": "int aoti_torch_b(void);\nint t_helper(void) { return aoti_torch_b(); }\n",
-    # an object that duplicates a shim
-    "dup_a.c": "int aoti_torch_a(void) { return 11; }\n",
-    "dup_d.c": "int aoti_torch_d(void) { return 14; }\nint t_dup_d(void) { return 0; }\n",
-    # hidden shim
-    "hidden.c": "__attribute__((visibility(\"hidden\"))) int aoti_torch_h(void) { return 8; }\n"
-                "int aoti_torch_v(void) { return 9; }\n",
+    **agreement.COMMON_SOURCES,
     # two shims in one object, for --gc-sections (built with and without
     # -ffunction-sections)
     "gc.c": "int aoti_torch_ga(void) { return 5; }\nint aoti_torch_gb(void) { return 6; }\n",
     # a shared library that refers to a shim
     "use.c": "int aoti_torch_c(void);\nint t_use(void) { return aoti_torch_c(); }\n",
     # mains
-    "main_plain.c": "int main(void) { return 0; }\n",
-    "main_a.c": "int aoti_torch_a(void);\nint main(void) { return aoti_torch_a(); }\n",
-    "main_b.c": "int aoti_torch_b(void);\nint main(void) { return aoti_torch_b(); }\n",
-    "main_helper.c": "int t_helper(void);\nint main(void) { return t_helper(); }\n",
     "main_weak.c": "int aoti_torch_a(void) __attribute__((weak));\n"
                    "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
     "main_ga.c": "int aoti_torch_ga(void);\nint main(void) { return aoti_torch_ga(); }\n",
@@ -85,9 +69,6 @@ SOURCES = {
     "uqref.cpp": 'namespace aoti_uq { int missing(int); }\n'
                  'extern "C" int t_uqref(void) { return aoti_uq::missing(1); }\n',
     "main_uqref.c": "int t_uqref(void);\nint main(void) { return t_uqref(); }\n",
-    # a model: what it leaves undefined is what the host must export
-    "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
-               "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
 }
 
 FILES = {
@@ -314,13 +295,6 @@ def lld_extracted(why_path):
     return out
 
 
-def member_key(s):
-    m = re.match(r"^(.*)\(([^()]*)\)$", s)
-    if not m:
-        return os.path.basename(s)
-    return "%s(%s)" % (os.path.basename(m.group(1)), m.group(2))
-
-
 def nm(path, dynamic):
     cmd = ["llvm-nm-19", "--defined-only", "-j"] + (["-D"] if dynamic else []) + [path]
     p = run(cmd, os.path.dirname(path), check=False)
@@ -354,16 +328,6 @@ LINKERS = {  # cases that run the linker itself
 }
 
 
-def audit(args, extra, cmd, d):
-    p = run([args.audit, "link", "--format", "json"] + extra + ["--"] + cmd, d, check=False)
-    if p.returncode not in (0, 1):
-        raise Failure("aoti-audit exit %d: %s" % (p.returncode, p.stderr))
-    doc = json.loads(p.stdout)
-    if doc.get("schema_version") != 1 or len(doc["links"]) != 1:
-        raise Failure("unexpected JSON shape")
-    return doc["links"][0]
-
-
 def predicted_members(link, lld):
     out = set()
     for e in link["extracted"]:
@@ -394,21 +358,14 @@ def ns(names):
 def compare(pred, p, outp, tc, d, label, problems):
     """The prediction `pred` (a link, or a fix replay) against run `p`."""
     def differ(what, a, b):
-        if a != b:
-            problems.append("%s%s: audit %s, linker %s" % (label, what, sorted(a), sorted(b)))
+        agreement.differ(problems, label, what, a, b)
 
     # The linkers' messages name C++ symbols demangled; the JSON as mangled.
-    pred_mult = ns(demangled(m["symbol"] for m in pred["multiple_definitions"]))
-    pred_undef = ns(demangled(u["symbol"] for u in pred["undefined"]))
-    pred_ok = not pred["multiple_definitions"] and not pred["undefined"] and \
-        not pred.get("problems")
-    real_mult, real_undef = link_errors(p.stderr)
-    if pred_ok != (p.returncode == 0):
-        problems.append("%slink %s, audit predicted %s (stderr: %s)" %
-                        (label, "succeeded" if p.returncode == 0 else "failed",
-                         "success" if pred_ok else "failure", p.stderr.strip()[:400]))
-    differ("multiple definitions", pred_mult, real_mult)
-    differ("undefined references", pred_undef, real_undef)
+    predicted = (ns(demangled(m["symbol"] for m in pred["multiple_definitions"])),
+                 ns(demangled(u["symbol"] for u in pred["undefined"])))
+    agreement.compare_outcome(pred, p, predicted, link_errors(p.stderr),
+                              ("multiple definitions", "undefined references"), label,
+                              problems)
     if p.returncode != 0:
         return
     if not label:  # members: from the map or --why-extract of the first run
@@ -431,27 +388,13 @@ def check_run(args, case, tc, d):
         ["-o", out, "%s-Map=%s.map" % (wl, out)]
     if tc == "lld":
         base.append("%s--why-extract=%s.why" % (wl, out))
-    link = audit(args, exp.get("audit", []), base, d)
+    link = agreement.audit(args, exp.get("audit", []), base, d)
     p = run(base, d, check=False)
     problems = []
     compare(link, p, os.path.join(d, out), tc, d, "", problems)
 
     # The case's own point.
-    status = {r["name"]: r["status"] for r in link["required"]}
-    rules = {f["rule"] for f in link["findings"]}
-    for sym, want in exp.get("status", {}).items():
-        if status.get(sym) != want:
-            problems.append("expected %s %s, audit says %s" % (sym, want, status.get(sym)))
-    for r in exp.get("rules", []):
-        if r not in rules:
-            problems.append("expected finding %s, got %s" % (r, sorted(rules)))
-    for r in exp.get("no_rules", []):
-        if r in rules:
-            problems.append("unexpected finding %s" % r)
-    if "required" in exp and sorted(status) != sorted(exp["required"]):
-        problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
-    if "ok" in exp and link["ok"] != exp["ok"]:
-        problems.append("expected ok=%s" % exp["ok"])
+    agreement.check_expectations(link, exp, problems)
     if exp.get("text_has"):
         t = run([args.audit, "link", "--color", "never"] + exp.get("audit", []) + ["--"] + base, d,
                 check=False)
@@ -472,64 +415,32 @@ def check_run(args, case, tc, d):
         if sym not in link["defined"]:
             problems.append("expected %s among the output's definitions" % sym)
 
-    # The fix, run for real: it must do what its replay says.
-    fix = link.get("fix")
-    note = ""
-    if fix and fix.get("command"):
-        cmd = list(fix["command"])
-        cmd[cmd.index("-o") + 1] = out + ".fixed"
-        cmd = [w for w in cmd if not w.startswith(("-Wl,-Map=", "-Wl,--why-extract=", "-Map=",
-                                                  "--why-extract="))]
-        fp = run(cmd, d, check=False)
-        before = len(problems)
-        compare(fix["replay"], fp, os.path.join(d, out + ".fixed"), tc, d, "with the fix: ",
-                problems)
-        if fix["adds_multiple_definitions"]:
-            note = "fix collides as predicted"
-        elif fp.returncode == 0 and len(problems) == before:
-            required = {r["name"] for r in link["required"]}
-            have = nm(os.path.join(d, out + ".fixed"), True)
-            # ... or a shared library the fixed output loads defines them.
-            for lib in needed(os.path.join(d, out + ".fixed"), d):
-                for where in (lib, os.path.join("shared", lib)):
-                    if os.path.exists(os.path.join(d, where)):
-                        have |= nm(os.path.join(d, where), True)
-                        break
-            if fix["required_exported"] == fix["required_total"] and not required <= have:
-                problems.append("fixed command does not export %s" % sorted(required - have))
-            note = "fix verified"
-        else:
-            note = "fix replayed"
+    def exported(path):
+        have = nm(path, True)
+        # ... or a shared library the fixed output loads defines them.
+        for lib in needed(path, d):
+            for where in (lib, os.path.join("shared", lib)):
+                if os.path.exists(os.path.join(d, where)):
+                    have |= nm(os.path.join(d, where), True)
+                    break
+        return have
+
+    note = agreement.check_fix(
+        link, out, d, problems,
+        lambda replay, fp, path, label: compare(replay, fp, path, tc, d, label, problems),
+        exported,
+        lambda cmd: [w for w in cmd if not w.startswith(("-Wl,-Map=", "-Wl,--why-extract=",
+                                                         "-Map=", "--why-extract="))])
     return problems, note
 
 
 def main():
-    args = harness.parser(__doc__).parse_args()
-    if args.list:
-        for c in CASES:
-            print("%-32s %s" % (c[0], c[1]))
-        return 0
-    cases = harness.select(CASES, args.case, name_of=lambda c: c[0])
-    if cases is None:
-        return 2
-    skip = harness.skip_unless(("gcc", "clang-19", ("ld.lld-19", "ld.lld"), "llvm-nm-19",
-                                "readelf", "ar"))
-    if skip:
-        return skip
-    with harness.scratch("aoti-link-matrix-", keep=args.keep) as d:
-        build_fixtures(d)
-        tally = harness.Tally()
-        for case in cases:
-            for tc in ("gnu", "lld"):
-                try:
-                    problems, note = check_run(args, case, tc, d)
-                except Failure as e:
-                    problems, note = [str(e)], ""
-                tally.row(problems, "%-32s %-4s %s%s" % (case[0], tc, case[1],
-                                                         (" [%s]" % note) if note else ""))
-        print("%d link line(s) x 2 linkers: %d of %d runs agree with the real linker"
-              % (len(cases), tally.passed, tally.runs))
-        return tally.status()
+    return agreement.main(
+        __doc__, CASES,
+        ("gcc", "clang-19", ("ld.lld-19", "ld.lld"), "llvm-nm-19", "readelf", "ar"),
+        "aoti-link-matrix-", build_fixtures, ("gnu", "lld"), check_run, (32, 4),
+        lambda n, tally: "%d link line(s) x 2 linkers: %d of %d runs agree with the real linker"
+        % (n, tally.passed, tally.runs))
 
 
 if __name__ == "__main__":

@@ -23,36 +23,23 @@ Names compared are the fixtures' own (_aoti_torch_*, _t_*, _main).
 
 Usage: link_matrix_macho.py --audit PATH [--case NAME] [--keep] [--list]
 """
-import json
 import os
 import re
 import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
-import harness  # noqa: E402
-from harness import Failure, run  # noqa: E402
+import link_agreement as agreement  # noqa: E402
+from harness import run  # noqa: E402
+from link_agreement import member_key  # noqa: E402
 
 NS = re.compile(r"^_(aoti_torch_|t_|main$)")
 
+# The common fixtures (link_agreement.py), then this format's own.
 SOURCES = {
-    "shim_a.c": "int aoti_torch_a(void) { return 1; }\n",
-    "shim_b.c": "int aoti_torch_c(void);\nint aoti_torch_b(void) { return aoti_torch_c() + 1; }\n",
-    "shim_c.c": "int aoti_torch_c(void) { return 3; }\n",
-    "shim_d.c": "int aoti_torch_d(void) { return 4; }\n",
-    "helper.c": "int aoti_torch_b(void);\nint t_helper(void) { return aoti_torch_b(); }\n",
-    "dup_a.c": "int aoti_torch_a(void) { return 11; }\n",
-    "dup_d.c": "int aoti_torch_d(void) { return 14; }\nint t_dup_d(void) { return 0; }\n",
-    "hidden.c": "__attribute__((visibility(\"hidden\"))) int aoti_torch_h(void) { return 8; }\n"
-                "int aoti_torch_v(void) { return 9; }\n",
-    "main_plain.c": "int main(void) { return 0; }\n",
-    "main_a.c": "int aoti_torch_a(void);\nint main(void) { return aoti_torch_a(); }\n",
-    "main_b.c": "int aoti_torch_b(void);\nint main(void) { return aoti_torch_b(); }\n",
-    "main_helper.c": "int t_helper(void);\nint main(void) { return t_helper(); }\n",
+    **agreement.COMMON_SOURCES,
     "main_weak.c": "int aoti_torch_a(void) __attribute__((weak_import));\n"
                    "int main(void) { return aoti_torch_a ? aoti_torch_a() : 0; }\n",
-    "model.c": "int aoti_torch_a(void);\nint aoti_torch_d(void);\n"
-               "int t_model_run(void) { return aoti_torch_a() + aoti_torch_d(); }\n",
     # Objective-C members (as in a Metal backend's shims): a class, a category
     "objc_class.m": "__attribute__((objc_root_class)) @interface ShimObj @end\n"
                     "@implementation ShimObj @end\n"
@@ -288,13 +275,6 @@ def command(tc, words, out, d):
 
 # --- what the linker did ----------------------------------------------------
 
-def member_key(s):
-    m = re.match(r"^(.*)\(([^()]*)\)$", s.strip())
-    if not m:
-        return os.path.basename(s.strip())
-    return "%s(%s)" % (os.path.basename(m.group(1)), m.group(2))
-
-
 def loaded_members(text):
     """-why_load: "SYMBOL forced load of ARCHIVE(MEMBER)", "-force_load forced load of ..."."""
     return {member_key(m) for m in re.findall(r"^\S+ forced load of (.+)$", text, re.M)}
@@ -318,36 +298,18 @@ def link_errors(stderr):
     return ({n for n in dup if NS.match(n)}, {n for n in undef if NS.match(n)})
 
 
-def audit(args, extra, cmd, d):
-    p = run([args.audit, "link", "--format", "json"] + extra + ["--"] + cmd, d, check=False)
-    if p.returncode not in (0, 1):
-        raise Failure("aoti-audit exit %d: %s" % (p.returncode, p.stderr))
-    doc = json.loads(p.stdout)
-    if doc.get("schema_version") != 1 or len(doc["links"]) != 1:
-        raise Failure("unexpected JSON shape")
-    return doc["links"][0]
-
-
 def ns(names):
     return {n for n in names if NS.match(n)}
 
 
 def compare(pred, p, outp, d, label, problems):
     def differ(what, a, b):
-        if a != b:
-            problems.append("%s%s: audit %s, linker %s" % (label, what, sorted(a), sorted(b)))
+        agreement.differ(problems, label, what, a, b)
 
-    pred_dup = ns(m["symbol"] for m in pred["multiple_definitions"])
-    pred_undef = ns(u["symbol"] for u in pred["undefined"])
-    pred_ok = not pred["multiple_definitions"] and not pred["undefined"] and \
-        not pred.get("problems")
-    real_dup, real_undef = link_errors(p.stderr)
-    if pred_ok != (p.returncode == 0):
-        problems.append("%slink %s, audit predicted %s (stderr: %s)" %
-                        (label, "succeeded" if p.returncode == 0 else "failed",
-                         "success" if pred_ok else "failure", p.stderr.strip()[:400]))
-    differ("duplicate symbols", pred_dup, real_dup)
-    differ("undefined symbols", pred_undef, real_undef)
+    predicted = (ns(m["symbol"] for m in pred["multiple_definitions"]),
+                 ns(u["symbol"] for u in pred["undefined"]))
+    agreement.compare_outcome(pred, p, predicted, link_errors(p.stderr),
+                              ("duplicate symbols", "undefined symbols"), label, problems)
     if p.returncode != 0:
         return
     pred_members = {"%s(%s)" % (os.path.basename(e["archive"]), e["member"])
@@ -364,82 +326,29 @@ def check_run(args, case, tc, root):
     exp.update(expect.get(tc, {}))
     out = "out-" + name
     cmd = command(tc, words, out, d)
-    link = audit(args, exp.get("audit", []), cmd, d)
+    link = agreement.audit(args, exp.get("audit", []), cmd, d)
     p = run(cmd, d, check=False)
     problems = []
     if link["flavor"] != "ld64":
         problems.append("flavor %s, not ld64" % link["flavor"])
     compare(link, p, os.path.join(d, out), d, "", problems)
 
-    status = {r["name"]: r["status"] for r in link["required"]}
-    rules = {f["rule"] for f in link["findings"]}
-    fixes = " ".join(f.get("fix") or "" for f in link["findings"])
-    for sym, want in exp.get("status", {}).items():
-        if status.get(sym) != want:
-            problems.append("expected %s %s, audit says %s" % (sym, want, status.get(sym)))
-    for r in exp.get("rules", []):
-        if r not in rules:
-            problems.append("expected finding %s, got %s" % (r, sorted(rules)))
-    for r in exp.get("no_rules", []):
-        if r in rules:
-            problems.append("unexpected finding %s" % r)
-    for w in exp.get("fix_has", []):
-        if w not in fixes:
-            problems.append("no fix says %r: %s" % (w, fixes[:300]))
-    if "required" in exp and sorted(status) != sorted(exp["required"]):
-        problems.append("expected required %s, audit says %s" % (exp["required"], sorted(status)))
-    if "ok" in exp and link["ok"] != exp["ok"]:
-        problems.append("expected ok=%s" % exp["ok"])
+    agreement.check_expectations(link, exp, problems)
 
-    fix = link.get("fix")
-    note = ""
-    if fix and fix.get("command"):
-        fcmd = list(fix["command"])
-        fcmd[fcmd.index("-o") + 1] = out + ".fixed"
-        fp = run(fcmd, d, check=False)
-        before = len(problems)
-        compare(fix["replay"], fp, os.path.join(d, out + ".fixed"), d, "with the fix: ",
-                problems)
-        if fix["adds_multiple_definitions"]:
-            note = "fix collides as predicted"
-        elif fp.returncode == 0 and len(problems) == before:
-            required = {r["name"] for r in link["required"]}
-            have = exports(os.path.join(d, out + ".fixed"), d)
-            if fix["required_exported"] == fix["required_total"] and not required <= have:
-                problems.append("fixed command does not export %s" % sorted(required - have))
-            note = "fix verified"
-        else:
-            note = "fix replayed"
+    note = agreement.check_fix(
+        link, out, d, problems,
+        lambda replay, fp, path, label: compare(replay, fp, path, d, label, problems),
+        lambda path: exports(path, d))
     return problems, note
 
 
 def main():
-    args = harness.parser(__doc__).parse_args()
-    if args.list:
-        for c in CASES:
-            print("%-34s %s" % (c[0], c[1]))
-        return 0
-    cases = harness.select(CASES, args.case, name_of=lambda c: c[0])
-    if cases is None:
-        return 2
-    skip = harness.skip_unless(("clang-19", "ld64.lld-19", "llvm-nm-19", "llvm-objdump-19",
-                                "llvm-ar-19"))
-    if skip:
-        return skip
-    with harness.scratch("aoti-link-macho-", keep=args.keep) as root:
-        build_fixtures(root)
-        tally = harness.Tally()
-        for case in cases:
-            for tc in ARCH:
-                try:
-                    problems, note = check_run(args, case, tc, root)
-                except Failure as e:
-                    problems, note = [str(e)], ""
-                tally.row(problems, "%-34s %-5s %s%s" % (case[0], tc, case[1],
-                                                         (" [%s]" % note) if note else ""))
-        print("%d link line(s) x 2 (ld64.lld arm64, clang x86_64): %d of %d runs agree with "
-              "ld64.lld" % (len(cases), tally.passed, tally.runs))
-        return tally.status()
+    return agreement.main(
+        __doc__, CASES,
+        ("clang-19", "ld64.lld-19", "llvm-nm-19", "llvm-objdump-19", "llvm-ar-19"),
+        "aoti-link-macho-", build_fixtures, ARCH, check_run, (34, 5),
+        lambda n, tally: "%d link line(s) x 2 (ld64.lld arm64, clang x86_64): %d of %d runs "
+        "agree with ld64.lld" % (n, tally.passed, tally.runs))
 
 
 if __name__ == "__main__":

@@ -262,6 +262,46 @@ inline void setValue(Operand &op, int64_t linear, double value) {
          op.storage.data() + op.elementOffset(linear) * sizeOf(op.dtype));
 }
 
+/// One attention problem of the tests: query [B, H, Lq, E], key [B, Hk, Lk,
+/// E], value [B, Hk, Lk, Ev], their dtype and layout, the mask and the
+/// options. The default shape is the CPU test's, small; the CUDA test's
+/// cases (CudaCase) start from a larger one.
+struct Case {
+  int64_t B = 2, H = 3, Hk = 3, Lq = 5, Lk = 5, E = 8, Ev = 8;
+  Dtype dtype = Dtype::Float32;
+  Layout layout = Layout::Contiguous; // of query, key and value
+  int64_t offset = 0;                 // storage offset of each
+  bool causal = false;
+  std::optional<double> scale;
+  // The mask: none when maskSizes is empty.
+  std::vector<int64_t> maskSizes;
+  Dtype maskDtype = Dtype::Bool;
+  uint32_t seed = 1;
+};
+
+/// The operands of a case, as host bytes.
+struct Operands {
+  Operand query, key, value;
+  std::optional<Operand> mask;
+};
+
+/// The case's operands, drawn from its seed; the mask, when there is one, is
+/// row-major at storage offset 3.
+inline Operands makeOperands(const Case &c) {
+  Values gen(c.seed);
+  Operands ops;
+  ops.query = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, c.offset, c.dtype,
+                          gen);
+  ops.key = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, c.offset, c.dtype,
+                        gen);
+  ops.value = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, c.offset,
+                          c.dtype, gen);
+  if (!c.maskSizes.empty())
+    ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 3,
+                           c.maskDtype, gen);
+  return ops;
+}
+
 /// A CPU handle over the operand's storage (borrowed, never freed).
 inline TensorHandle cpuHandle(Operand &op) {
   TensorHandle t;
@@ -409,18 +449,6 @@ inline std::vector<double> gather(const uint8_t *data, Dtype dtype,
     values[linear] = decode(dtype, data + off * sizeOf(dtype));
   }
   return values;
-}
-
-/// Elements spanned from the first to the last element of a layout.
-inline int64_t extentOf(const std::vector<int64_t> &sizes,
-                        const std::vector<int64_t> &strides) {
-  int64_t last = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0)
-      return 0;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  return last + 1;
 }
 
 /// logsumexp values [B, H, Lq] of a reference, padded to `rows` with +inf

@@ -144,18 +144,20 @@ const char *nameOf(Variant v) {
                                  : "cudnn";
 }
 
-struct Case {
-  int64_t B = 2, H = 4, Hk = 2, Lq = 37, Lk = 53, E = 64, Ev = 64;
-  Dtype dtype = Dtype::Float32;
-  Layout layout = Layout::Contiguous;
-  int64_t offset = 0;
-  bool causal = false;
-  std::optional<double> scale;
-  std::vector<int64_t> maskSizes; // efficient and cuDNN only
-  Dtype maskDtype = Dtype::Bool;
-  bool computeLse = true;
-  bool debugMask = false;
-  uint32_t seed = 1;
+// A CUDA case: its default shape is larger than the CPU's (grouped-query
+// heads, Lq != Lk, E = 64), and it has the two options only the CUDA entry
+// points take. The mask is for efficient and cuDNN only.
+struct CudaCase : Case {
+  CudaCase() {
+    H = 4;
+    Hk = 2;
+    Lq = 37;
+    Lk = 53;
+    E = 64;
+    Ev = 64;
+  }
+  bool computeLse = true; // efficient and cuDNN: return logsumexp
+  bool debugMask = false; // flash and cuDNN: return the debug mask
 };
 
 struct Outputs {
@@ -165,7 +167,7 @@ struct Outputs {
   int64_t maxQ = -1, maxK = -1;
 };
 
-AOTITorchError run(Variant variant, const Case &c, AtenTensorHandle q,
+AOTITorchError run(Variant variant, const CudaCase &c, AtenTensorHandle q,
                    AtenTensorHandle k, AtenTensorHandle v,
                    AtenTensorHandle mask, Outputs &o, double dropout = 0.0) {
   double scale = c.scale.value_or(0.0);
@@ -205,7 +207,7 @@ std::vector<int64_t> rowMajor(std::vector<int64_t> sizes) {
 //              dense strides of the same order, here row-major)
 //   cuDNN:     empty_like(query) when Ev == E, else a dense [B,H,Lq,Ev]
 //              ordered like query's strides
-std::vector<int64_t> expectedOutStrides(Variant v, const Case &c) {
+std::vector<int64_t> expectedOutStrides(Variant v, const CudaCase &c) {
   const std::vector<int64_t> sizes = {c.B, c.H, c.Lq, c.Ev};
   const std::vector<int64_t> transposed = {c.Lq * c.H * c.Ev, c.Ev,
                                            c.H * c.Ev, 1};
@@ -214,7 +216,7 @@ std::vector<int64_t> expectedOutStrides(Variant v, const Case &c) {
   return c.layout == Layout::Transposed ? transposed : rowMajor(sizes);
 }
 
-void checkLayouts(Variant v, const Case &c, Outputs &o) {
+void checkLayouts(Variant v, const CudaCase &c, Outputs &o) {
   const std::vector<int64_t> outSizes = {c.B, c.H, c.Lq, c.Ev};
   EXPECT_EQ(sizesOf(o.out), outSizes);
   EXPECT_EQ(stridesOf(o.out), expectedOutStrides(v, c));
@@ -280,27 +282,7 @@ void checkLayouts(Variant v, const Case &c, Outputs &o) {
   }
 }
 
-struct HostOperands {
-  Operand query, key, value;
-  std::optional<Operand> mask;
-};
-
-HostOperands makeOperands(const Case &c) {
-  Values gen(c.seed);
-  HostOperands ops;
-  ops.query = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, c.offset, c.dtype,
-                          gen);
-  ops.key = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, c.offset, c.dtype,
-                        gen);
-  ops.value = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, c.offset,
-                          c.dtype, gen);
-  if (!c.maskSizes.empty())
-    ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 3,
-                           c.maskDtype, gen);
-  return ops;
-}
-
-std::string describe(Variant v, const Case &c) {
+std::string describe(Variant v, const CudaCase &c) {
   return std::string(nameOf(v)) + " " + attention::nameOf(c.dtype) + " B" +
          std::to_string(c.B) + " H" + std::to_string(c.H) + "/" +
          std::to_string(c.Hk) + " Lq" + std::to_string(c.Lq) + " Lk" +
@@ -313,7 +295,7 @@ std::string describe(Variant v, const Case &c) {
 // Runs one variant on a (possibly edited) set of operands and checks
 // layouts and values against the reference.
 // `outTol` / `lseTol` replace the default tolerances (the cuDNN path's).
-void expectMatches(Variant v, const Case &c, const HostOperands &ops,
+void expectMatches(Variant v, const CudaCase &c, const Operands &ops,
                    std::optional<Tolerance> outTol = std::nullopt,
                    std::optional<Tolerance> lseTol = std::nullopt) {
   SCOPED_TRACE(describe(v, c));
@@ -352,7 +334,7 @@ void expectMatches(Variant v, const Case &c, const HostOperands &ops,
   }
 }
 
-void expectMatches(Variant v, const Case &c) {
+void expectMatches(Variant v, const CudaCase &c) {
   expectMatches(v, c, makeOperands(c));
 }
 
@@ -362,7 +344,7 @@ TEST_F(CudaAttention, EveryVariantDtypeLayoutAndCausalMode) {
       for (Layout layout :
            {Layout::Contiguous, Layout::Transposed, Layout::Gapped})
         for (bool causal : {false, true}) {
-          Case c;
+          CudaCase c;
           c.dtype = dtype;
           c.layout = layout;
           c.offset = layout == Layout::Contiguous ? 0 : 7;
@@ -374,7 +356,7 @@ TEST_F(CudaAttention, EveryVariantDtypeLayoutAndCausalMode) {
 TEST_F(CudaAttention, CausalWithMoreQueriesThanKeys) {
   // Flash aligns bottom-right: its first Lq - Lk rows see no key.
   for (Variant v : kVariants) {
-    Case c;
+    CudaCase c;
     c.Lq = 70;
     c.Lk = 20;
     c.causal = true;
@@ -385,7 +367,7 @@ TEST_F(CudaAttention, CausalWithMoreQueriesThanKeys) {
 TEST_F(CudaAttention, ValueHeadDimDiffersForEfficientAndCudnn) {
   for (Variant v : {Variant::Efficient, Variant::Cudnn})
     for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
-      Case c;
+      CudaCase c;
       c.Ev = 32;
       c.layout = layout;
       expectMatches(v, c);
@@ -399,7 +381,7 @@ TEST_F(CudaAttention, BiasesBroadcastAtEveryRank) {
     for (Dtype dtype : kFloatDtypes)
       for (const auto &shape : shapes)
         for (Dtype maskDtype : {Dtype::Bool, dtype}) {
-          Case c;
+          CudaCase c;
           c.dtype = dtype;
           c.maskSizes = shape;
           c.maskDtype = maskDtype;
@@ -410,9 +392,9 @@ TEST_F(CudaAttention, BiasesBroadcastAtEveryRank) {
 
 TEST_F(CudaAttention, FullyMaskedRowGivesZerosAndMinusInfinity) {
   for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
-    Case c;
+    CudaCase c;
     c.maskSizes = {37, 53};
-    HostOperands ops = makeOperands(c);
+    Operands ops = makeOperands(c);
     for (int64_t j = 0; j < 53; ++j)
       setValue(*ops.mask, 5 * 53 + j, 0.0);
     expectMatches(v, c, ops);
@@ -421,7 +403,7 @@ TEST_F(CudaAttention, FullyMaskedRowGivesZerosAndMinusInfinity) {
 
 TEST_F(CudaAttention, ExplicitScale) {
   for (Variant v : kVariants) {
-    Case c;
+    CudaCase c;
     c.scale = 0.3;
     expectMatches(v, c);
   }
@@ -430,7 +412,7 @@ TEST_F(CudaAttention, ExplicitScale) {
 TEST_F(CudaAttention, GroupedAndMultiQueryHeads) {
   for (Variant v : kVariants)
     for (int64_t hk : {1, 2, 4}) {
-      Case c;
+      CudaCase c;
       c.H = 8;
       c.Hk = hk;
       c.causal = true;
@@ -441,7 +423,7 @@ TEST_F(CudaAttention, GroupedAndMultiQueryHeads) {
 TEST_F(CudaAttention, LongSequencesAndEveryHeadDim) {
   for (Variant v : kVariants)
     for (int64_t e : {16, 80, 128, 256}) {
-      Case c;
+      CudaCase c;
       c.B = 1;
       c.H = 2;
       c.Hk = 2;
@@ -456,14 +438,14 @@ TEST_F(CudaAttention, LongSequencesAndEveryHeadDim) {
 }
 
 TEST_F(CudaAttention, EfficientLogsumexpIsOptional) {
-  Case c;
+  CudaCase c;
   c.computeLse = false;
   expectMatches(Variant::Efficient, c);
 }
 
 TEST_F(CudaAttention, FlashDebugMaskHasMetasShape) {
   for (auto [e, lk] : {std::pair<int64_t, int64_t>{64, 53}, {128, 200}}) {
-    Case c;
+    CudaCase c;
     c.E = e;
     c.Ev = e;
     c.Lk = lk;
@@ -473,8 +455,8 @@ TEST_F(CudaAttention, FlashDebugMaskHasMetasShape) {
 }
 
 TEST_F(CudaAttention, NullOutputPointersAreSkipped) {
-  Case c;
-  HostOperands ops = makeOperands(c);
+  CudaCase c;
+  Operands ops = makeOperands(c);
   TensorHandle q = upload(ops.query), k = upload(ops.key),
                v = upload(ops.value);
   TensorHandle out;
@@ -487,8 +469,8 @@ TEST_F(CudaAttention, NullOutputPointersAreSkipped) {
 }
 
 TEST_F(CudaAttention, Errors) {
-  Case c;
-  HostOperands ops = makeOperands(c);
+  CudaCase c;
+  Operands ops = makeOperands(c);
   TensorHandle q = upload(ops.query), k = upload(ops.key),
                v = upload(ops.value);
   {
@@ -517,7 +499,7 @@ TEST_F(CudaAttention, Errors) {
   }
   {
     // Head dims beyond the kernel's registers.
-    Case big;
+    CudaCase big;
     big.B = 1;
     big.H = 1;
     big.Hk = 1;
@@ -525,7 +507,7 @@ TEST_F(CudaAttention, Errors) {
     big.Lk = 4;
     big.E = 320;
     big.Ev = 320;
-    HostOperands bigOps = makeOperands(big);
+    Operands bigOps = makeOperands(big);
     TensorHandle bq = upload(bigOps.query), bk = upload(bigOps.key),
                  bv = upload(bigOps.value);
     Outputs o;
@@ -535,9 +517,9 @@ TEST_F(CudaAttention, Errors) {
   }
   {
     // Flash needs Ev == E.
-    Case odd = c;
+    CudaCase odd = c;
     odd.Ev = 32;
-    HostOperands oddOps = makeOperands(odd);
+    Operands oddOps = makeOperands(odd);
     TensorHandle oq = upload(oddOps.query), ok = upload(oddOps.key),
                  ov = upload(oddOps.value);
     Outputs o;
@@ -555,7 +537,7 @@ void expectSameCasesMatch() {
     for (Dtype dtype : kFloatDtypes)
       for (Layout layout : {Layout::Contiguous, Layout::Transposed})
         for (bool causal : {false, true}) {
-          Case c;
+          CudaCase c;
           c.dtype = dtype;
           c.layout = layout;
           c.offset = layout == Layout::Contiguous ? 0 : 7;
@@ -565,13 +547,13 @@ void expectSameCasesMatch() {
   for (Variant v : {Variant::Efficient, Variant::Cudnn})
     for (const std::vector<int64_t> &shape :
          {std::vector<int64_t>{37, 53}, std::vector<int64_t>{2, 1, 1, 53}}) {
-      Case c;
+      CudaCase c;
       c.maskSizes = shape;
       c.maskDtype = shape.size() == 2 ? Dtype::Bool : Dtype::Float32;
       expectMatches(v, c);
     }
   for (int64_t e : {80, 256}) {
-    Case c;
+    CudaCase c;
     c.B = 1;
     c.H = 2;
     c.Hk = 1;
@@ -612,7 +594,7 @@ TEST_P(CudaAttentionTiled, RowAndKeyTileEdges) {
   for (Variant v : kVariants)
     for (auto [lq, lk] : lengths)
       for (Layout layout : {Layout::Contiguous, Layout::Gapped}) {
-        Case c;
+        CudaCase c;
         c.Lq = lq;
         c.Lk = lk;
         c.layout = layout;
@@ -628,7 +610,7 @@ TEST_P(CudaAttentionTiled, HeadDimBucketEdges) {
   for (Dtype dtype : kFloatDtypes)
     for (int64_t e : {32, 33, 64, 65, 128, 129, 256})
       for (Layout layout : {Layout::Transposed, Layout::Gapped}) {
-        Case c;
+        CudaCase c;
         c.dtype = dtype;
         c.B = 1;
         c.H = 2;
@@ -644,7 +626,7 @@ TEST_P(CudaAttentionTiled, HeadDimBucketEdges) {
   // A bucket chosen by the value dim alone, and by the query/key dim alone.
   for (auto [e, ev] : {std::pair<int64_t, int64_t>{32, 100}, {100, 16}})
     for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
-      Case c;
+      CudaCase c;
       c.Lq = 70;
       c.Lk = 70;
       c.E = e;
@@ -660,7 +642,7 @@ TEST_P(CudaAttentionTiled, CausalGroupedAndMasked) {
   for (Variant v : kVariants)
     for (auto [lq, lk] : {std::pair<int64_t, int64_t>{70, 150}, {150, 70}})
       for (int64_t hk : {1, 2}) {
-        Case c;
+        CudaCase c;
         c.H = 4;
         c.Hk = hk;
         c.Lq = lq;
@@ -675,7 +657,7 @@ TEST_P(CudaAttentionTiled, CausalGroupedAndMasked) {
   for (Variant v : {Variant::Efficient, Variant::Cudnn})
     for (const auto &shape : shapes)
       for (Dtype maskDtype : {Dtype::Bool, Dtype::Float32, Dtype::BFloat16}) {
-        Case c;
+        CudaCase c;
         c.H = 4;
         c.Hk = 2;
         c.Lq = 66;
@@ -692,14 +674,14 @@ TEST_P(CudaAttentionTiled, CausalGroupedAndMasked) {
 TEST_F(CudaAttention, TiledWhisperLengthMatchesRowKernelAndReference) {
   // Whisper's encoder length (1500 = 23 full row tiles and one of 28), in
   // float32, under the tiled kernel and the row kernel.
-  Case c;
+  CudaCase c;
   c.B = 1;
   c.H = 2;
   c.Hk = 2;
   c.Lq = 1500;
   c.Lk = 1500;
   c.layout = Layout::Transposed;
-  const HostOperands ops = makeOperands(c);
+  const Operands ops = makeOperands(c);
   expectMatches(Variant::Efficient, c, ops);
   ScopedEnv env("AOTI_SHIMS_CUDA_ATTENTION", "row");
   expectMatches(Variant::Efficient, c, ops);
@@ -710,7 +692,7 @@ TEST_F(CudaAttention, RunsOnTheCurrentStream) {
   ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDAStreamGuardHandle guard = nullptr;
   ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream, 0, &guard));
-  Case c;
+  CudaCase c;
   c.causal = true;
   expectMatches(Variant::Efficient, c);
   ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
@@ -776,15 +758,15 @@ Tolerance cudnnOutTolerance(Dtype dtype, double maxAbsValue) {
 
 Tolerance cudnnLseTolerance() { return {1e-4, 1e-5}; }
 
-void expectCudnnMatches(Variant v, const Case &c, const HostOperands &ops) {
+void expectCudnnMatches(Variant v, const CudaCase &c, const Operands &ops) {
   expectMatches(v, c, ops, cudnnOutTolerance(c.dtype, maxAbs(ops.value)),
                 cudnnLseTolerance());
 }
 
 // makeOperands() with the mask at storage offset 0: cuDNN reads a bias
 // only from a 16-byte boundary (an offset mask is a Refusals case).
-HostOperands makeCudnnOperands(const Case &c) {
-  HostOperands ops = makeOperands(c);
+Operands makeCudnnOperands(const CudaCase &c) {
+  Operands ops = makeOperands(c);
   if (ops.mask) {
     Values gen(c.seed + 1000);
     ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 0,
@@ -793,14 +775,14 @@ HostOperands makeCudnnOperands(const Case &c) {
   return ops;
 }
 
-void expectCudnnMatches(Variant v, const Case &c) {
+void expectCudnnMatches(Variant v, const CudaCase &c) {
   expectCudnnMatches(v, c, makeCudnnOperands(c));
 }
 
 // A half-type problem cuDNN takes in every variant: Lq a multiple of 32
 // (efficient attention's logsumexp then has no padding rows), Lq < Lk.
-Case halfCase(Dtype dtype) {
-  Case c;
+CudaCase halfCase(Dtype dtype) {
+  CudaCase c;
   c.dtype = dtype;
   c.Lq = 64;
   c.Lk = 96;
@@ -815,7 +797,7 @@ TEST_F(CudaCudnnAttention, EveryVariantHalfDtypeLayoutAndCausalMode) {
     for (Dtype dtype : kHalfDtypes)
       for (Layout layout : {Layout::Contiguous, Layout::Transposed})
         for (bool causal : {false, true}) {
-          Case c = halfCase(dtype);
+          CudaCase c = halfCase(dtype);
           c.layout = layout;
           c.causal = causal;
           expectCudnnMatches(v, c);
@@ -827,14 +809,14 @@ TEST_F(CudaCudnnAttention, MoreQueriesThanKeysAndLogsumexpOff) {
     for (bool causal : {false, true}) {
       if (v == Variant::Flash && causal)
         continue; // rows with no key: our kernel's (see Refusals)
-      Case c = halfCase(Dtype::BFloat16);
+      CudaCase c = halfCase(Dtype::BFloat16);
       c.Lq = 96;
       c.Lk = 40;
       c.causal = causal;
       expectCudnnMatches(v, c);
     }
   for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
-    Case c = halfCase(Dtype::Float16);
+    CudaCase c = halfCase(Dtype::Float16);
     c.Lq = 37; // no logsumexp asked for: no padding to produce
     c.computeLse = false;
     expectCudnnMatches(v, c);
@@ -844,19 +826,19 @@ TEST_F(CudaCudnnAttention, MoreQueriesThanKeysAndLogsumexpOff) {
 TEST_F(CudaCudnnAttention, GroupedQueryHeadsScaleAndValueHeadDim) {
   for (Variant v : kVariants)
     for (int64_t hk : {1, 2, 4}) {
-      Case c = halfCase(Dtype::BFloat16);
+      CudaCase c = halfCase(Dtype::BFloat16);
       c.H = 8;
       c.Hk = hk;
       c.causal = true;
       expectCudnnMatches(v, c);
     }
   for (Variant v : kVariants) {
-    Case c = halfCase(Dtype::Float16);
+    CudaCase c = halfCase(Dtype::Float16);
     c.scale = 0.3;
     expectCudnnMatches(v, c);
   }
   for (Variant v : {Variant::Efficient, Variant::Cudnn}) {
-    Case c = halfCase(Dtype::BFloat16);
+    CudaCase c = halfCase(Dtype::BFloat16);
     c.Ev = 32;
     c.layout = Layout::Transposed;
     expectCudnnMatches(v, c);
@@ -876,7 +858,7 @@ TEST_F(CudaCudnnAttention, AdditiveBiasOfTheInputsDtype) {
                                                        {2, 4, 1, 96}};
         usePath(strict ? "cudnn" : nullptr);
         for (const auto &shape : shapes) {
-          Case c = halfCase(dtype);
+          CudaCase c = halfCase(dtype);
           c.maskSizes = shape;
           c.maskDtype = dtype;
           c.causal = shape.size() == 2;
@@ -889,7 +871,7 @@ TEST_F(CudaCudnnAttention, AdditiveBiasOfTheInputsDtype) {
 
 TEST_F(CudaCudnnAttention, LongSequencesAndHeadDims) {
   for (int64_t e : {64, 128}) {
-    Case c;
+    CudaCase c;
     c.B = 1;
     c.H = 2;
     c.Hk = 2;
@@ -909,7 +891,7 @@ TEST_F(CudaCudnnAttention, LongSequencesAndHeadDims) {
   // Head dims cuDNN may or may not have kernels for: right either way.
   usePath(nullptr);
   for (int64_t e : {16, 256}) {
-    Case c;
+    CudaCase c;
     c.B = 1;
     c.H = 2;
     c.Hk = 1;
@@ -925,7 +907,7 @@ TEST_F(CudaCudnnAttention, LongSequencesAndHeadDims) {
 // Whisper's encoder attention (the bench's worst case for our kernel).
 TEST_F(CudaCudnnAttention, WhisperEncoderShape) {
   for (Dtype dtype : kHalfDtypes) {
-    Case c;
+    CudaCase c;
     c.B = 1;
     c.H = 4;
     c.Hk = 4;
@@ -940,14 +922,14 @@ TEST_F(CudaCudnnAttention, WhisperEncoderShape) {
 // The per-thread plan cache: a problem twice (the second from the cache, on
 // other data at other addresses), another problem, the first again.
 TEST_F(CudaCudnnAttention, PlanCacheServesRepeatedAndInterleavedProblems) {
-  Case first = halfCase(Dtype::BFloat16);
+  CudaCase first = halfCase(Dtype::BFloat16);
   first.causal = true;
-  Case second = halfCase(Dtype::BFloat16);
+  CudaCase second = halfCase(Dtype::BFloat16);
   second.Lq = 32;
   second.Lk = 48;
   uint32_t seed = 500;
-  for (const Case *c : {&first, &first, &second, &first, &second}) {
-    Case run = *c;
+  for (const CudaCase *c : {&first, &first, &second, &first, &second}) {
+    CudaCase run = *c;
     run.seed = seed++;
     expectCudnnMatches(Variant::Cudnn, run);
   }
@@ -958,7 +940,7 @@ TEST_F(CudaCudnnAttention, RunsOnTheCurrentStream) {
   ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDAStreamGuardHandle guard = nullptr;
   ASSERT_SHIM_OK(aoti_torch_create_cuda_stream_guard(stream, 0, &guard));
-  Case c = halfCase(Dtype::Float16);
+  CudaCase c = halfCase(Dtype::Float16);
   c.causal = true;
   expectCudnnMatches(Variant::Cudnn, c);
   ASSERT_SHIM_OK(aoti_torch_delete_cuda_stream_guard(guard));
@@ -970,16 +952,16 @@ TEST_F(CudaCudnnAttention, RunsOnTheCurrentStream) {
 TEST_F(CudaCudnnAttention, Refusals) {
   struct Refused {
     Variant variant;
-    Case c;
+    CudaCase c;
     const char *why;
   };
   std::vector<Refused> refused;
   {
-    Case c = halfCase(Dtype::Float32);
+    CudaCase c = halfCase(Dtype::Float32);
     refused.push_back({Variant::Cudnn, c, "float32"});
   }
   {
-    Case c = halfCase(Dtype::BFloat16);
+    CudaCase c = halfCase(Dtype::BFloat16);
     c.maskSizes = {64, 96};
     c.maskDtype = Dtype::Bool;
     refused.push_back({Variant::Efficient, c, "boolean mask"});
@@ -987,7 +969,7 @@ TEST_F(CudaCudnnAttention, Refusals) {
     refused.push_back({Variant::Cudnn, c, "dtype differs"});
   }
   {
-    Case c = halfCase(Dtype::Float16);
+    CudaCase c = halfCase(Dtype::Float16);
     c.offset = 7;
     refused.push_back({Variant::Flash, c, "16-byte boundary"});
     c.offset = 0;
@@ -995,26 +977,26 @@ TEST_F(CudaCudnnAttention, Refusals) {
     refused.push_back({Variant::Cudnn, c, "not dense in its head dim"});
   }
   {
-    Case c = halfCase(Dtype::BFloat16);
+    CudaCase c = halfCase(Dtype::BFloat16);
     c.Lq = 37;
     refused.push_back({Variant::Efficient, c, "padded to 64 rows"});
   }
   {
-    Case c = halfCase(Dtype::BFloat16);
+    CudaCase c = halfCase(Dtype::BFloat16);
     c.Lq = 70;
     c.Lk = 20;
     c.causal = true;
     refused.push_back({Variant::Flash, c, "more queries than keys"});
   }
   {
-    Case c = halfCase(Dtype::Float16);
+    CudaCase c = halfCase(Dtype::Float16);
     c.E = 20;
     c.Ev = 20;
     refused.push_back({Variant::Cudnn, c, "not multiples of 8"});
   }
   for (const Refused &r : refused) {
     SCOPED_TRACE(describe(r.variant, r.c) + ": " + r.why);
-    HostOperands ops = makeCudnnOperands(r.c);
+    Operands ops = makeCudnnOperands(r.c);
     usePath("cudnn");
     {
       TensorHandle q = upload(ops.query), k = upload(ops.key),
@@ -1037,8 +1019,8 @@ TEST_F(CudaCudnnAttention, Refusals) {
 // paths' outputs differ (cuDNN rounds the probabilities to bfloat16 before
 // P.V, ours does not: over 32,768 outputs some element differs).
 TEST_F(CudaCudnnAttention, OursForcesOurKernel) {
-  Case c = halfCase(Dtype::BFloat16);
-  HostOperands ops = makeOperands(c);
+  CudaCase c = halfCase(Dtype::BFloat16);
+  Operands ops = makeOperands(c);
   usePath("ours");
   expectMatches(Variant::Cudnn, c, ops);
   std::vector<double> outs[2];

@@ -22,6 +22,7 @@
 
 using aoti::test::TensorHandle;
 using aoti::test::emptyCpu;
+using aoti::test::extentOf;
 using aoti::test::sizesOf;
 using aoti::test::stridesOf;
 
@@ -87,17 +88,6 @@ int64_t offsetOf(int64_t linear, const std::vector<int64_t> &sizes,
     linear /= sizes[d];
   }
   return offset;
-}
-
-int64_t extentOf(const std::vector<int64_t> &sizes,
-                 const std::vector<int64_t> &strides) {
-  int64_t last = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0)
-      return 0;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  return last + 1;
 }
 
 // A CUDA tensor of `sizes`/`strides` holding `values` (row-major logical

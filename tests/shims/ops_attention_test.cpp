@@ -24,39 +24,6 @@ namespace {
 constexpr Dtype kFloatDtypes[] = {Dtype::Float32, Dtype::Float16,
                                   Dtype::BFloat16};
 
-struct Case {
-  int64_t B = 2, H = 3, Hk = 3, Lq = 5, Lk = 5, E = 8, Ev = 8;
-  Dtype dtype = Dtype::Float32;
-  Layout layout = Layout::Contiguous; // of query, key and value
-  int64_t offset = 0;                 // storage offset of each
-  bool causal = false;
-  std::optional<double> scale;
-  // The mask: none when maskSizes is empty.
-  std::vector<int64_t> maskSizes;
-  Dtype maskDtype = Dtype::Bool;
-  uint32_t seed = 1;
-};
-
-struct Operands {
-  Operand query, key, value;
-  std::optional<Operand> mask;
-};
-
-Operands makeOperands(const Case &c) {
-  Values gen(c.seed);
-  Operands ops;
-  ops.query = makeOperand({c.B, c.H, c.Lq, c.E}, c.layout, c.offset, c.dtype,
-                          gen);
-  ops.key = makeOperand({c.B, c.Hk, c.Lk, c.E}, c.layout, c.offset, c.dtype,
-                        gen);
-  ops.value = makeOperand({c.B, c.Hk, c.Lk, c.Ev}, c.layout, c.offset,
-                          c.dtype, gen);
-  if (!c.maskSizes.empty())
-    ops.mask = makeOperand(c.maskSizes, rowMajorStrides(c.maskSizes), 3,
-                           c.maskDtype, gen);
-  return ops;
-}
-
 struct Outputs {
   TensorHandle out;
   TensorHandle lse;

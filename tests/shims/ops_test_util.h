@@ -235,18 +235,6 @@ inline std::vector<int64_t> contiguousStridesOf(const std::vector<int64_t> &size
   return strides;
 }
 
-// Elements from the first to the last one addressed (0 when empty).
-inline int64_t extentOf(const std::vector<int64_t> &sizes,
-                        const std::vector<int64_t> &strides) {
-  int64_t last = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0)
-      return 0;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  return last + 1;
-}
-
 // Offset of the row-major linear index `linear` under `strides`.
 inline int64_t offsetOf(int64_t linear, const std::vector<int64_t> &sizes,
                         const std::vector<int64_t> &strides) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,20 @@ inline std::vector<int64_t> stridesOf(const TensorHandle &t) {
   EXPECT_EQ(aoti_torch_get_dim(t.get(), &dim), AOTI_TORCH_SUCCESS);
   EXPECT_EQ(aoti_torch_get_strides(t.get(), &strides), AOTI_TORCH_SUCCESS);
   return std::vector<int64_t>(strides, strides + dim);
+}
+
+// Elements from the first to the last one a layout addresses (0 when it is
+// empty): how much storage a view of `sizes` and `strides` needs past its
+// storage offset.
+inline int64_t extentOf(const std::vector<int64_t> &sizes,
+                        const std::vector<int64_t> &strides) {
+  int64_t last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0)
+      return 0;
+    last += (sizes[d] - 1) * strides[d];
+  }
+  return last + 1;
 }
 
 } // namespace aoti::test

@@ -22,21 +22,24 @@ constexpr DType Handled[] = {
     DType::Bool,    DType::BFloat16, DType::UInt16,
 };
 
-// Compares codes, not findDtype's pointer with null: GCC's
-// -fsanitize=undefined (the asan preset) makes a pointer's comparison with
-// null in a constant expression non-constant.
-constexpr bool everyHandledDtypeHasARow() {
-  for (DType T : Handled) {
-    bool found = false;
-    for (const DtypeInfo &Row : c10_dtypes::kDtypes)
-      found = found || Row.code == static_cast<int32_t>(T);
-    if (!found)
-      return false;
-  }
-  return true;
+// DType's codes are aoti/c10_dtypes.h's ScalarType, repeated because
+// aoti/backend/Tensor.h is public and does not include that header: each
+// must be the code of the enumerator of the same name (which has a row).
+constexpr bool isC10(DType T, c10_dtypes::ScalarType C) {
+  return static_cast<int32_t>(T) == c10_dtypes::codeOf(C);
 }
-static_assert(everyHandledDtypeHasARow(),
-              "DType's codes are c10's, rows of aoti/c10_dtypes.h");
+static_assert(isC10(DType::UInt8, c10_dtypes::ScalarType::UInt8) &&
+                  isC10(DType::Int8, c10_dtypes::ScalarType::Int8) &&
+                  isC10(DType::Int16, c10_dtypes::ScalarType::Int16) &&
+                  isC10(DType::Int32, c10_dtypes::ScalarType::Int32) &&
+                  isC10(DType::Int64, c10_dtypes::ScalarType::Int64) &&
+                  isC10(DType::Float16, c10_dtypes::ScalarType::Float16) &&
+                  isC10(DType::Float32, c10_dtypes::ScalarType::Float32) &&
+                  isC10(DType::Float64, c10_dtypes::ScalarType::Float64) &&
+                  isC10(DType::Bool, c10_dtypes::ScalarType::Bool) &&
+                  isC10(DType::BFloat16, c10_dtypes::ScalarType::BFloat16) &&
+                  isC10(DType::UInt16, c10_dtypes::ScalarType::UInt16),
+              "DType's codes are c10's, as aoti/c10_dtypes.h names them");
 
 const DtypeInfo &info(DType T) {
   if (const DtypeInfo *I = findDtype(static_cast<int32_t>(T)))

@@ -11,9 +11,11 @@
 // rather than a library: the backend links the shims and already compiles
 // against their include directory, so the table adds no target to build,
 // export or install, and the dependency keeps its one direction (backend ->
-// shims). Each side keeps its own enum of the codes it handles (the shims
-// all of these, the backend the dense numeric ones it converts) and looks
-// the rest up here.
+// shims). The codes are written once, as the enumerators of ScalarType; the
+// rows name them. The shims' ScalarType is this enum; the backend's DType
+// (aoti/backend/Tensor.h, a public header that does not include this one)
+// lists the dense numeric subset it converts, and backend/lib checks each of
+// its codes against the enumerator of the same name here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_C10_DTYPES_H
@@ -24,6 +26,34 @@
 
 namespace aoti::c10_dtypes {
 
+/// c10::ScalarType: every dtype with a fixed element size (not the quantized
+/// ones), by torch's C++ name.
+enum class ScalarType : int32_t {
+  UInt8 = 0,
+  Int8 = 1,
+  Int16 = 2,
+  Int32 = 3,
+  Int64 = 4,
+  Float16 = 5,
+  Float32 = 6,
+  Float64 = 7,
+  Complex32 = 8,
+  Complex64 = 9,
+  Complex128 = 10,
+  Bool = 11,
+  BFloat16 = 15,
+  Float8_e5m2 = 23,
+  Float8_e4m3fn = 24,
+  Float8_e5m2fnuz = 25,
+  Float8_e4m3fnuz = 26,
+  UInt16 = 27,
+  UInt32 = 28,
+  UInt64 = 29,
+};
+
+/// The code of `type`, as the C ABI passes it.
+constexpr int32_t codeOf(ScalarType type) { return static_cast<int32_t>(type); }
+
 struct DtypeInfo {
   int32_t code;          ///< c10::ScalarType
   const char *name;      ///< torch's name: "float32"
@@ -31,28 +61,28 @@ struct DtypeInfo {
   size_t size;           ///< bytes per element
 };
 
-/// Every dtype with a fixed element size (not the quantized ones).
+/// A row for every enumerator of ScalarType, in the order of their codes.
 inline constexpr DtypeInfo kDtypes[] = {
-    {0, "uint8", "u8", 1},
-    {1, "int8", "i8", 1},
-    {2, "int16", "i16", 2},
-    {3, "int32", "i32", 4},
-    {4, "int64", "i64", 8},
-    {5, "float16", "f16", 2},
-    {6, "float32", "f32", 4},
-    {7, "float64", "f64", 8},
-    {8, "complex32", nullptr, 4},
-    {9, "complex64", nullptr, 8},
-    {10, "complex128", nullptr, 16},
-    {11, "bool", "b8", 1},
-    {15, "bfloat16", "bf16", 2},
-    {23, "float8_e5m2", nullptr, 1},
-    {24, "float8_e4m3fn", nullptr, 1},
-    {25, "float8_e5m2fnuz", nullptr, 1},
-    {26, "float8_e4m3fnuz", nullptr, 1},
-    {27, "uint16", "u16", 2},
-    {28, "uint32", nullptr, 4},
-    {29, "uint64", nullptr, 8},
+    {codeOf(ScalarType::UInt8), "uint8", "u8", 1},
+    {codeOf(ScalarType::Int8), "int8", "i8", 1},
+    {codeOf(ScalarType::Int16), "int16", "i16", 2},
+    {codeOf(ScalarType::Int32), "int32", "i32", 4},
+    {codeOf(ScalarType::Int64), "int64", "i64", 8},
+    {codeOf(ScalarType::Float16), "float16", "f16", 2},
+    {codeOf(ScalarType::Float32), "float32", "f32", 4},
+    {codeOf(ScalarType::Float64), "float64", "f64", 8},
+    {codeOf(ScalarType::Complex32), "complex32", nullptr, 4},
+    {codeOf(ScalarType::Complex64), "complex64", nullptr, 8},
+    {codeOf(ScalarType::Complex128), "complex128", nullptr, 16},
+    {codeOf(ScalarType::Bool), "bool", "b8", 1},
+    {codeOf(ScalarType::BFloat16), "bfloat16", "bf16", 2},
+    {codeOf(ScalarType::Float8_e5m2), "float8_e5m2", nullptr, 1},
+    {codeOf(ScalarType::Float8_e4m3fn), "float8_e4m3fn", nullptr, 1},
+    {codeOf(ScalarType::Float8_e5m2fnuz), "float8_e5m2fnuz", nullptr, 1},
+    {codeOf(ScalarType::Float8_e4m3fnuz), "float8_e4m3fnuz", nullptr, 1},
+    {codeOf(ScalarType::UInt16), "uint16", "u16", 2},
+    {codeOf(ScalarType::UInt32), "uint32", nullptr, 4},
+    {codeOf(ScalarType::UInt64), "uint64", nullptr, 8},
 };
 
 /// The row for `code`, or null when the table has none.

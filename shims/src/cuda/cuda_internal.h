@@ -1,8 +1,8 @@
 //===- cuda_internal.h - Shared by the CUDA implementation files -----------===//
 //
 // Only cuda/*.cpp and cuda/*.cu include this. The kernel file sees nothing
-// but this header and the CUDA runtime, so nvcc never has to parse the rest
-// of the library.
+// but this header, grid.h and the CUDA runtime, so nvcc never has to parse
+// the rest of the library.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_CUDA_INTERNAL_H

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda_internal.h"
+#include "grid.h"
 
 namespace aoti::shims::cuda {
 namespace {
@@ -39,14 +40,8 @@ __global__ void stridedCopyKernel(StridedCopyArgs args) {
 
 template <typename Word>
 cudaError_t launch(const StridedCopyArgs &args, cudaStream_t stream) {
-  constexpr int64_t kThreads = 256;
-  // Enough blocks to fill any current GPU; the grid-stride loop does the rest.
-  constexpr int64_t kMaxBlocks = 65536;
-  int64_t blocks = (args.numel + kThreads - 1) / kThreads;
-  if (blocks > kMaxBlocks)
-    blocks = kMaxBlocks;
-  stridedCopyKernel<Word><<<static_cast<unsigned>(blocks),
-                            static_cast<unsigned>(kThreads), 0, stream>>>(args);
+  stridedCopyKernel<Word>
+      <<<blocksFor(args.numel), kThreadsPerBlock, 0, stream>>>(args);
   return cudaGetLastError();
 }
 

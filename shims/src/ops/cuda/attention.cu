@@ -93,6 +93,38 @@ __device__ float maskBias(const AttentionArgs &a, int64_t offset) {
   }
 }
 
+// The end of both warp-per-row kernels: the warp of query row i writes
+// out[b, h, i, :] = acc / rowSum (zeros for a fully masked row; lane holds
+// elements lane + 32 c), and its lane 0 the row's logsumexp: +inf on the
+// padding rows past the queries (active false), -inf for a fully masked row.
+template <typename T, int PerLane>
+__device__ __forceinline__ void writeRow(const AttentionArgs &a, int64_t b,
+                                         int64_t h, int64_t i, int lane,
+                                         bool active,
+                                         const float (&acc)[PerLane],
+                                         float rowMax, float rowSum) {
+  const int64_t Ev = a.valueDim;
+  if (active) {
+    T *out = static_cast<T *>(a.out);
+    const int64_t outRow =
+        b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
+    const float reciprocal = rowSum > 0.0f ? 1.0f / rowSum : 0.0f;
+#pragma unroll
+    for (int c = 0; c < PerLane; ++c) {
+      const int64_t d = lane + 32 * c;
+      if (d < Ev)
+        out[outRow + d * a.outStrides[3]] = fromFloat<T>(acc[c] * reciprocal);
+    }
+  }
+  if (a.logsumexp && lane == 0 && i < a.logsumexpRows) {
+    const float lse = !active         ? CUDART_INF_F
+                      : rowSum > 0.0f ? rowMax + logf(rowSum)
+                                      : -CUDART_INF_F;
+    a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
+                i * a.logsumexpStrides[2]] = lse;
+  }
+}
+
 // The per-key kernel (AttentionKernel::PerKey): a warp scores one key at a
 // time. PerLane: head-dim elements of q and of the accumulator each lane
 // keeps, ceil(max(E, Ev) / 32) rounded up to 1, 2, 4 or 8.
@@ -194,25 +226,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
 
-  if (active) {
-    T *out = static_cast<T *>(a.out);
-    const int64_t outRow =
-        b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
-    const float reciprocal = rowSum > 0.0f ? 1.0f / rowSum : 0.0f;
-#pragma unroll
-    for (int c = 0; c < PerLane; ++c) {
-      const int64_t d = lane + 32 * c;
-      if (d < Ev)
-        out[outRow + d * a.outStrides[3]] = fromFloat<T>(acc[c] * reciprocal);
-    }
-  }
-  if (a.logsumexp && lane == 0 && i < a.logsumexpRows) {
-    const float lse = !active         ? CUDART_INF_F
-                      : rowSum > 0.0f ? rowMax + logf(rowSum)
-                                      : -CUDART_INF_F;
-    a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
-                i * a.logsumexpStrides[2]] = lse;
-  }
+  writeRow<T, PerLane>(a, b, h, i, lane, active, acc, rowMax, rowSum);
 }
 
 // The default kernel: the same grid, tiles and online softmax, but a warp
@@ -337,25 +351,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
 
-  if (active) {
-    T *out = static_cast<T *>(a.out);
-    const int64_t outRow =
-        b * a.outStrides[0] + h * a.outStrides[1] + i * a.outStrides[2];
-    const float reciprocal = rowSum > 0.0f ? 1.0f / rowSum : 0.0f;
-#pragma unroll
-    for (int c = 0; c < PerLane; ++c) {
-      const int64_t d = lane + 32 * c;
-      if (d < Ev)
-        out[outRow + d * a.outStrides[3]] = fromFloat<T>(acc[c] * reciprocal);
-    }
-  }
-  if (a.logsumexp && lane == 0 && i < a.logsumexpRows) {
-    const float lse = !active         ? CUDART_INF_F
-                      : rowSum > 0.0f ? rowMax + logf(rowSum)
-                                      : -CUDART_INF_F;
-    a.logsumexp[b * a.logsumexpStrides[0] + h * a.logsumexpStrides[1] +
-                i * a.logsumexpStrides[2]] = lse;
-  }
+  writeRow<T, PerLane>(a, b, h, i, lane, active, acc, rowMax, rowSum);
 }
 
 // --- The tiled kernel (AttentionKernel::Tiled, the default) -----------------

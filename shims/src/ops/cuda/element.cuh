@@ -9,14 +9,15 @@
 //
 // OnStream is where a family's kernels run: the tensor's device made
 // current for the call's duration, and that device's current stream (the
-// one a model's stream guard set; cuda_api.h). blocksFor() sizes a
-// grid-stride launch.
+// one a model's stream guard set; cuda_api.h). blocksFor() (cuda/grid.h)
+// sizes a grid-stride launch.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AOTI_SHIMS_OPS_CUDA_ELEMENT_CUH
 #define AOTI_SHIMS_OPS_CUDA_ELEMENT_CUH
 
 #include "cuda/device_scope.h"
+#include "cuda/grid.h"
 #include "cuda_api.h"
 #include "dtype.h"
 #include "error.h"
@@ -137,18 +138,9 @@ private:
   cudaStream_t stream_;
 };
 
-constexpr unsigned kThreadsPerBlock = 256;
-
-/// Blocks of kThreadsPerBlock for a grid-stride loop over `items` (at least
-/// one, at most 65536: every loop strides over the grid).
-inline unsigned blocksFor(int64_t items) {
-  int64_t blocks = (items + kThreadsPerBlock - 1) / kThreadsPerBlock;
-  if (blocks < 1)
-    blocks = 1;
-  if (blocks > 65536)
-    blocks = 65536;
-  return static_cast<unsigned>(blocks);
-}
+// Grid-stride launches (cuda/grid.h).
+using shims::cuda::blocksFor;
+using shims::cuda::kThreadsPerBlock;
 
 } // namespace aoti::shims::ops::cuda
 
