@@ -24,7 +24,7 @@ transformers' generate() picks greedily (its own dynamic cache, not this
 file's), as expected.npy, and, as a check of StaticLlama itself, the tokens
 its eager prefill and decode loop give.
 
-  python export_llama.py OUT_DIR [--device cuda] [--steps 32] [--prompt-len 12]
+  python export_llama.py OUT_DIR [--device cuda] [--steps 32] [--prompt-len 12] [--tiny]
 """
 import argparse
 import json
@@ -40,6 +40,11 @@ CONFIG = dict(vocab_size=16000, hidden_size=1024, num_attention_heads=8, num_key
               head_dim=128, intermediate_size=2816, num_hidden_layers=2,
               max_position_embeddings=2048, attention_bias=False,
               tie_word_embeddings=False)
+
+
+# A decoder of the same architecture small enough to keep as a test fixture.
+TINY = dict(CONFIG, vocab_size=512, hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+            head_dim=16, intermediate_size=128)
 
 
 def rotate_half(x):
@@ -113,6 +118,7 @@ def main():
     ap.add_argument("--prompt-len", type=int, default=12)
     ap.add_argument("--max-seq", type=int, default=256)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tiny", action="store_true", help="the fixture's widths (TINY)")
     a = ap.parse_args()
     from transformers import LlamaConfig, LlamaForCausalLM
     from torch._inductor.package import package_aoti
@@ -122,8 +128,9 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     dev = torch.device(a.device)
-    hf = LlamaForCausalLM(LlamaConfig(**CONFIG)).to(dev).eval()
-    prompt = torch.randint(0, CONFIG["vocab_size"], (1, a.prompt_len), device=dev)
+    config = TINY if a.tiny else CONFIG
+    hf = LlamaForCausalLM(LlamaConfig(**config)).to(dev).eval()
+    prompt = torch.randint(0, config["vocab_size"], (1, a.prompt_len), device=dev)
 
     with torch.no_grad():
         ref = hf.generate(prompt, max_new_tokens=a.steps, min_new_tokens=a.steps, do_sample=False,
@@ -150,7 +157,7 @@ def main():
     np.save(os.path.join(a.out, "prompt.npy"), prompt.cpu().numpy())
     np.save(os.path.join(a.out, "expected.npy"), ref.cpu().numpy())
     summary = {"package": pkg, "prompt_len": a.prompt_len, "steps": a.steps, "device": a.device,
-               "config": CONFIG, "max_seq": a.max_seq,
+               "config": config, "max_seq": a.max_seq,
                "static_cache_eager_matches_generate": bool(torch.equal(ref, mine))}
     with open(os.path.join(a.out, "export.json"), "w") as f:
         json.dump(summary, f, indent=1)
