@@ -38,6 +38,17 @@ inline std::string shimError(const char *What) {
   return Msg;
 }
 
+/// C-order strides of Shape (a size-0 or size-1 dimension counts as 1).
+inline std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &Shape) {
+  std::vector<int64_t> Strides(Shape.size());
+  int64_t S = 1;
+  for (size_t I = Shape.size(); I-- > 0;) {
+    Strides[I] = S;
+    S *= std::max<int64_t>(Shape[I], 1);
+  }
+  return Strides;
+}
+
 struct ContainerOpaque;
 using ContainerHandle = ContainerOpaque *;
 using RuntimeError = int32_t;

@@ -44,16 +44,6 @@ Expected<TensorSpec> TensorHandle::describe(std::string Name) const {
   return S;
 }
 
-static std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &Shape) {
-  std::vector<int64_t> Strides(Shape.size());
-  int64_t S = 1;
-  for (size_t I = Shape.size(); I-- > 0;) {
-    Strides[I] = S;
-    S *= std::max<int64_t>(Shape[I], 1);
-  }
-  return Strides;
-}
-
 Expected<DeviceInputs> Model::upload(const std::vector<HostTensor> &Inputs, void *Stream) {
   const std::vector<TensorSpec> &Specs = P->Inputs;
   if (Inputs.size() != Specs.size()) {

@@ -69,24 +69,29 @@ struct HostCopy {
   std::vector<int64_t> Strides; // C-order strides of Sizes
 };
 
-Expected<HostCopy> toHost(AtenTensorOpaque *T, const Layout &L) {
-  HostCopy H;
-  int64_t N = 1;
-  H.Strides.resize(L.Sizes.size());
-  for (size_t I = L.Sizes.size(); I-- > 0;) {
-    H.Strides[I] = N;
-    N *= L.Sizes[I];
-  }
-  H.Bytes.resize(static_cast<size_t>(N) * aoti_torch_dtype_element_size(L.DType));
-  if (N == 0)
-    return H;
+/// A CPU tensor over H's bytes, with L's sizes and dtype.
+Expected<TensorHandle> hostView(HostCopy &H, const Layout &L) {
   AtenTensorOpaque *Host = nullptr;
   if (aoti_torch_create_tensor_from_blob(H.Bytes.data(), static_cast<int64_t>(L.Sizes.size()),
                                          L.Sizes.data(), H.Strides.data(), 0, L.DType,
                                          aoti_torch_device_type_cpu(), 0, &Host) != 0)
     return Error(ErrorKind::LoadFailed, shimError("cannot wrap host memory"));
-  TensorHandle Owned(Host);
-  if (aoti_torch_copy_(Host, T, /*non_blocking=*/0) != 0)
+  return TensorHandle(Host);
+}
+
+Expected<HostCopy> toHost(AtenTensorOpaque *T, const Layout &L) {
+  HostCopy H;
+  H.Strides = contiguousStrides(L.Sizes);
+  int64_t N = 1;
+  for (int64_t S : L.Sizes)
+    N *= S;
+  H.Bytes.resize(static_cast<size_t>(N) * aoti_torch_dtype_element_size(L.DType));
+  if (N == 0)
+    return H;
+  Expected<TensorHandle> Host = hostView(H, L);
+  if (!Host)
+    return Host.takeError();
+  if (aoti_torch_copy_(Host->get(), T, /*non_blocking=*/0) != 0)
     return Error(ErrorKind::LoadFailed, shimError("cannot copy a constant to the host"));
   return H;
 }
@@ -100,13 +105,10 @@ Expected<TensorHandle> fromHost(HostCopy &H, const Layout &L) {
   TensorHandle Owned(T);
   if (H.Bytes.empty())
     return Owned;
-  AtenTensorOpaque *Host = nullptr;
-  if (aoti_torch_create_tensor_from_blob(H.Bytes.data(), static_cast<int64_t>(L.Sizes.size()),
-                                         L.Sizes.data(), H.Strides.data(), 0, L.DType,
-                                         aoti_torch_device_type_cpu(), 0, &Host) != 0)
-    return Error(ErrorKind::LoadFailed, shimError("cannot wrap host memory"));
-  TensorHandle HostOwned(Host);
-  if (aoti_torch_copy_(T, Host, /*non_blocking=*/0) != 0)
+  Expected<TensorHandle> Host = hostView(H, L);
+  if (!Host)
+    return Host.takeError();
+  if (aoti_torch_copy_(T, Host->get(), /*non_blocking=*/0) != 0)
     return Error(ErrorKind::LoadFailed, shimError("cannot copy a shared constant"));
   return Owned;
 }
